@@ -21,7 +21,7 @@ import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
 
 export { settleUnreadBody } from "./settle-body.js";
-export { fieldName };
+export { fieldName, writeValue };
 
 /**
  * A `node:http` request as the @svc cores read it: the request itself is a {@link RequestView},

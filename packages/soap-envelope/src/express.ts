@@ -10,7 +10,7 @@ import { HttpError, type NextFunction } from "@svc/errors";
 import { type ForwardedHeaders, fieldLines, requestFacts, type UnreadBodyBounds } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import { checkForwardedHeaders } from "@svc/kernel/internal";
-import { settleUnreadBody, writeResponse } from "@svc/kernel/node";
+import { settleUnreadBody, writeValue } from "@svc/kernel/node";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
@@ -115,7 +115,7 @@ export function soapEndpoint<Operations = never>(
       return;
     }
     if (routed.response !== undefined) {
-      send(req, res, routed.response, endpoint.unreadBody).catch(next);
+      send(req, res, routed.response, next, endpoint.unreadBody);
       return;
     }
     if (body === undefined) {
@@ -132,7 +132,7 @@ export function soapEndpoint<Operations = never>(
     // write's own failure too (a field node:http refuses): never an unhandled rejection.
     endpoint.service
       .handle(routed.message)
-      .then((response) => send(req, res, endpoint.complete(response), endpoint.unreadBody))
+      .then((response) => send(req, res, endpoint.complete(response), next, endpoint.unreadBody))
       .catch(next);
   } as SoapEndpointHandler;
   handler.service = endpoint.service;
@@ -255,23 +255,24 @@ export function soapErrorHandler(
       return;
     }
     // RFC 9110 §12.5.5: the refusal's Vary is added to the one set in front, never replacing it.
-    send(req, res, response).catch(next);
+    send(req, res, response, next);
   };
 }
 
 /**
  * The core's response, written by the kernel: its status, its fields over those set in front,
- * its `Vary` appended, its content in one write. A message refused before it was read whole
- * follows the kernel's refused-body policy, with the endpoint's `unreadBody` bounds (the
- * kernel's defaults for an error handler, which has no endpoint).
+ * its `Vary` appended, its content in one write (at once: no promise for whole bytes). A message
+ * refused before it was read whole follows the kernel's refused-body policy, with the endpoint's
+ * `unreadBody` bounds (the kernel's defaults for an error handler, which has no endpoint).
  */
 function send(
   req: IncomingMessage,
   res: ServerResponse,
   response: SoapResponse,
+  next: NextFunction,
   unreadBody?: UnreadBodyBounds,
-): Promise<void> {
-  if (res.headersSent) return Promise.resolve();
+): void {
+  if (res.headersSent) return;
   if (unreadBody !== undefined) settleUnreadBody(req, res, unreadBody);
-  return writeResponse(res, soapResponseValue(response), req.method ?? "GET");
+  writeValue(res, soapResponseValue(response), req.method ?? "GET")?.catch(next);
 }

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fieldLines, requestFacts } from "@svc/kernel";
-import { settleUnreadBody, writeResponse } from "@svc/kernel/node";
+import { settleUnreadBody, writeValue } from "@svc/kernel/node";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
@@ -81,9 +81,13 @@ export function soapEndpoint<Operations = never>(
    * The kernel writes the core's response; a message refused before it was read whole follows
    * its refused-body policy with the endpoint's `unreadBody` bounds.
    */
-  const send = (req: IncomingMessage, res: ServerResponse, response: SoapResponse): Promise<void> => {
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    response: SoapResponse,
+  ): Promise<void> | undefined => {
     settleUnreadBody(req, res, endpoint.unreadBody);
-    return writeResponse(res, soapResponseValue(response), req.method ?? "GET");
+    return writeValue(res, soapResponseValue(response), req.method ?? "GET");
   };
   const handler = async function svcSoapEndpoint(
     req: IncomingMessage,
@@ -118,7 +122,7 @@ export function soapEndpoint<Operations = never>(
       if (!res.writableEnded) res.destroy();
       return;
     }
-    send(req, res, response).catch(() => res.destroy());
+    send(req, res, response)?.catch(() => res.destroy());
   };
   return handler;
 }

@@ -458,7 +458,11 @@ function bodyLength(body: string | Uint8Array): number {
 export function soapResponseValue(response: SoapResponse): ResponseValue {
   const fields: Fields = {};
   const headers = response.headers;
-  for (const name in headers) fields[name.toLowerCase()] = headers[name] as string;
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    // The writer sets Content-Length from the bytes; a HEAD's (no bytes) is the GET's, kept.
+    if (lower !== "content-length" || response.body.length === 0) fields[lower] = headers[name] as string;
+  }
   const body = response.body;
   return {
     status: response.status,
