@@ -89,7 +89,11 @@ describe("exchangeOf", () => {
     expect(exchangeOf(wrapper)).toBe(exchange);
     const second = exchangeOf(other);
     expect(second).not.toBe(exchange);
-    expect([exchangeIfAny(req), exchangeIfAny(wrapper), exchangeIfAny(other)]).toEqual([exchange, exchange, second]);
+    expect([exchangeIfAny(req), exchangeIfAny(wrapper), exchangeIfAny(other)]).toEqual([
+      exchange,
+      exchange,
+      second,
+    ]);
     expect(exchangeOf({ raw: other })).toBe(second);
   });
 });
