@@ -165,17 +165,31 @@ class RequestExchange implements Exchange {
 }
 
 /**
+ * The request that carries its own exchange (no `raw` in front of it) read last, and its exchange:
+ * every step of a request asks for it in turn, and the check is one comparison where `carrier`
+ * reads a `raw` that a `node:http` request does not have (a look-up through its prototypes). It
+ * holds one request until another is read.
+ */
+let lastCarrier: object | undefined;
+let lastExchange: Exchange | undefined;
+
+/**
  * The exchange of `request`, made on first use: `req` on Express and `node:http`, Fastify's
  * `request` (or `request.raw`), a Fetch `Request` (or Hono's `c.req`).
  *
  * @example exchangeOf(req).authentication?.principal?.id
  */
 export function exchangeOf(request: object): Exchange {
+  if (request === lastCarrier) return lastExchange as Exchange;
   const key = carrier(request);
   let exchange = exchanges.get(key);
   if (exchange === undefined) {
     exchange = new RequestExchange();
     exchanges.set(key, exchange);
+  }
+  if (key === request) {
+    lastCarrier = key;
+    lastExchange = exchange;
   }
   return exchange;
 }
@@ -187,6 +201,7 @@ export function exchangeOf(request: object): Exchange {
  * @internal For the @svc packages' adapters; it reads the exchanges this entry keeps.
  */
 export function exchangeIfAny(request: object): Exchange | undefined {
+  if (request === lastCarrier) return lastExchange;
   return exchanges.get(carrier(request));
 }
 
@@ -238,7 +253,7 @@ function carriesCredentials(request: object): boolean {
  * @param fix - what to do instead, for the message.
  */
 export function principalFor(request: object, step: string, fix: string): Principal | undefined {
-  const recorded = exchanges.get(carrier(request))?.authentication;
+  const recorded = exchangeIfAny(request)?.authentication;
   if (recorded !== undefined) return recorded.principal;
   const own = (request as { principal?: unknown }).principal;
   if (typeof own === "object" && own !== null)

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { exchangeIfAny, exchangeOf } from "./exchange.js";
 import { requestSlot } from "./request-slot.js";
 
 describe("requestSlot", () => {
@@ -48,12 +49,52 @@ describe("requestSlot", () => {
     expect(slot.get(sealed)).toBeUndefined();
   });
 
+  it("reads each owner's own value when owners alternate, values change and are forgotten", () => {
+    const slot = requestSlot<string>();
+    const a = { url: "/a" };
+    const b = { url: "/b" };
+    slot.set(a, "a1");
+    expect(slot.get(b)).toBeUndefined();
+    expect(slot.get(a)).toBe("a1");
+    slot.set(b, "b1");
+    slot.set(a, "a2");
+    expect([slot.get(b), slot.get(a), slot.get(a)]).toEqual(["b1", "a2", "a2"]);
+    slot.delete(a);
+    expect([slot.get(a), slot.get(b)]).toEqual([undefined, "b1"]);
+    const sealed = Object.seal({ url: "/s" });
+    slot.set(sealed, "s1");
+    expect([slot.get(b), slot.get(sealed)]).toEqual(["b1", "s1"]);
+    slot.delete(sealed);
+    expect([slot.get(sealed), slot.get(b)]).toEqual([undefined, "b1"]);
+  });
+
   it("stamps a Fetch Request as it does a node:http request", () => {
     const slot = requestSlot<string>();
     const request = new Request("http://localhost/a");
     slot.set(request, "decided");
     expect(slot.get(request)).toBe("decided");
     expect(slot.get(new Request("http://localhost/a"))).toBeUndefined();
+  });
+});
+
+describe("exchangeOf", () => {
+  it("answers one exchange for a request and a wrapper holding it as `raw`, in any order", () => {
+    const req = { headers: {} };
+    const other = { headers: {} };
+    const wrapper = { raw: req };
+    expect(exchangeIfAny(req)).toBeUndefined();
+    const exchange = exchangeOf(wrapper);
+    expect(exchangeOf(req)).toBe(exchange);
+    expect(exchangeIfAny(other)).toBeUndefined();
+    expect(exchangeOf(wrapper)).toBe(exchange);
+    const second = exchangeOf(other);
+    expect(second).not.toBe(exchange);
+    expect([exchangeIfAny(req), exchangeIfAny(wrapper), exchangeIfAny(other)]).toEqual([
+      exchange,
+      exchange,
+      second,
+    ]);
+    expect(exchangeOf({ raw: other })).toBe(second);
   });
 });
 
