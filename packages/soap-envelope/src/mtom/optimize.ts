@@ -1,3 +1,4 @@
+import { concatBytes } from "../xml/bytes.js";
 import { withBinaryHook } from "../xsd/encode-simple.js";
 import { XOP_MEDIA_TYPE, XOP_NS } from "./xop.js";
 
@@ -92,14 +93,7 @@ function xopPackage(
     attachmentBytes += part.bytes.byteLength;
   }
   chunks.push(encoder.encode(`\r\n--${boundary}--\r\n`));
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const body = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const body = concatBytes(chunks);
   return {
     contentType: `multipart/related; type="${XOP_MEDIA_TYPE}"; start="<${rootId}>"; start-info="${soapType}"; boundary="${boundary}"`,
     body,
