@@ -35,9 +35,11 @@ const [reference, ...others] = FRAMEWORKS;
 
 describe("the README composition on every framework", () => {
   const servers: Served[] = [];
+  // Packs the packages, bundles the runtime entries and starts eleven servers, six of them in
+  // processes of their own: a minute and more on a loaded two-core machine.
   beforeAll(async () => {
     servers.push(...(await Promise.all(FRAMEWORKS.map((f) => f.start()))));
-  });
+  }, 180_000);
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));
     removeBundles();

@@ -321,7 +321,7 @@ describe("SIGTERM and kill -9", () => {
     // Requests on the load's connections either completed or found the port closed; none failed.
     expect(t.codes().every((c) => c === 200 || c === "refused")).toBe(true);
     expect(instance.output()).toContain("shutting down: refusing new connections");
-  }, 60_000);
+  }, 120_000);
 
   it("a request that outlasts SHUTDOWN_GRACE_SECONDS ends the process with exit code 1", async () => {
     const instance = await launch("grace", { DATABASE_URL: "sqlite::memory:", SHUTDOWN_GRACE_SECONDS: "1" });
@@ -336,7 +336,7 @@ describe("SIGTERM and kill -9", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(await instance.kill("SIGTERM")).toMatchObject({ code: 1 });
     expect(instance.output()).toContain("shutdown took longer than the grace period");
-  }, 30_000);
+  }, 90_000);
 
   it("SHUTDOWN_GRACE_SECONDS=0 is a configuration error at start-up", async () => {
     const instance = await launch("grace-config", {
@@ -347,7 +347,7 @@ describe("SIGTERM and kill -9", () => {
       /SHUTDOWN_GRACE_SECONDS must be a whole number from 1 to 3600/,
     );
     expect((await instance.exited()).code).toBe(1);
-  }, 30_000);
+  }, 90_000);
 
   it("kill -9 during a stream of writes to a SQLite file: every acknowledged write is there after restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-power-loss-"));
@@ -408,5 +408,5 @@ describe("SIGTERM and kill -9", () => {
     }
     expect(lost).toEqual([]);
     expect(tracked.length).toBeGreaterThan(10);
-  }, 60_000);
+  }, 120_000);
 });

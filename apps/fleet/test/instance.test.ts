@@ -25,15 +25,15 @@ describe("an instance's start", () => {
     foreign = server;
     await new Promise<void>((resolve) => server.listen(instance?.port, "127.0.0.1", resolve));
     expect((await call(`${instance.url}/ready`)).status).toBe(200);
-    await expect(instance.start(20_000)).rejects.toThrow(/taken exited \(code 1.*EADDRINUSE/s);
-  }, 40_000);
+    await expect(instance.start(60_000)).rejects.toThrow(/taken exited \(code 1.*EADDRINUSE/s);
+  }, 90_000);
 
   it("its port free → ready once its own process answers: /ready is the service's", async () => {
     instance = await createInstance("free", EMBEDDED);
-    await instance.start(20_000);
+    await instance.start(60_000);
     expect(instance.pid).toBeGreaterThan(0);
     const ready = await call(`${instance.url}/ready`);
     expect(ready.status).toBe(200);
     expect(ready.header("content-type")).toMatch(/^application\/(problem\+)?json/);
-  }, 40_000);
+  }, 90_000);
 });
