@@ -280,6 +280,16 @@ const serverProjects = [
  */
 const maxWorkers = Math.min(availableParallelism() + 1, 8);
 
+/**
+ * Suites that run whole processes of their own, many at once: the fleet (three reference servers
+ * behind nginx, Prometheus, throw-away Redis servers) and the docs site (a VitePress build and
+ * chromium). Beside the rest of the suite on two cores, a reference server that starts in 3 s
+ * idle took over 30 s, and the fleet failed on its start-up limits. They run after the rest
+ * (`sequence.groupOrder`), two files at a time, each with the machine to itself.
+ */
+const afterTheRest = new Set(["@svc/fleet", "@svc/docs"]);
+const lastGroup = { sequence: { groupOrder: 1 }, maxWorkers: Math.min(availableParallelism(), 2) };
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -287,7 +297,15 @@ export default defineConfig({
     projects: [
       ...[...packages, ...apps]
         .filter((w) => w !== referenceServer)
-        .flatMap((w) => shareGraph({ name: w.name, root: w.dir, include: testFiles(w.dir), ...timeouts })),
+        .flatMap((w) =>
+          shareGraph({
+            name: w.name,
+            root: w.dir,
+            include: testFiles(w.dir),
+            ...timeouts,
+            ...(afterTheRest.has(w.name) ? lastGroup : {}),
+          }),
+        ),
       ...variantProjects,
       ...serverProjects,
       // The repository's own scripts (the README example checker).
