@@ -205,7 +205,7 @@ function isEnvelopePart(element: ParsedElement, localName: string): boolean {
  * What stops there is everything a node needs to decide on the header blocks (Part 1 §2.6 steps
  * 1 to 4: mustUnderstand, then the blocks it processes, credentials among them) before it parses
  * a Body that may be a megabyte of nested elements from a sender it will refuse. With `templates`,
- * a message whose markup repeats an earlier one's (xml/fast-scan.ts) is built whole without a stop: it
+ * a message whose markup repeats an earlier one's (xml/templates.ts) is built whole without a stop: it
  * holds no more than that one did, and only its text is read. With `processes` as well, the
  * content of a header block it does not name is held unparsed (xml/skip.ts): Part 1 §2.6 step 3
  * needs only the start tags of the blocks nobody processes (their name, `mustUnderstand`, role),

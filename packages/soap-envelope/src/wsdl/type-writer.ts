@@ -308,7 +308,7 @@ export class TypeWriter {
       const previous = out.find((p) => p.key === decl.localName);
       if (previous) {
         // One name in alternatives of a choice is one property (the compiler refuses the name
-        // anywhere else twice: xsd/compile.ts checkPropertyNames).
+        // anywhere else twice: xsd/property-names.ts).
         if (previous.type !== type) previous.type = `${previous.type} | ${type}`;
         previous.optional &&= absent;
         continue;

@@ -282,7 +282,7 @@ function importedFile(
   const loc = child.attributes.schemaLocation;
   if (loc === undefined) {
     // An import by namespace alone: the schema compiler resolves it (a sibling schema, or one
-    // it knows), xsd/compile.ts.
+    // it knows), xsd/schema-documents.ts.
     if (child.localName === "import") return undefined;
     // Part 1 §4.2.1: schemaLocation is required on xs:include; no other attribute names the file.
     const named = Object.keys(child.attributes).filter((k) => k !== "id" && !k.startsWith("{"));

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../test/seeded-random.js";
 import { envelopeCheckpoint } from "../envelope/envelope.js";
-import { XmlTemplates } from "./fast-scan.js";
 import {
   type ParsedElement,
   parseSimple,
@@ -11,6 +10,7 @@ import {
   resolveLimits,
   type XmlCheckpoint,
 } from "./reader.js";
+import { XmlTemplates } from "./templates.js";
 
 // The fast path must build exactly saxes' tree, and give up on everything saxes refuses.
 

@@ -153,3 +153,15 @@ export function resolveQName(
   if (namespace === undefined && prefix !== "") return undefined;
   return { namespace: namespace ?? "", localName };
 }
+
+/**
+ * Stores an attribute as an own property: an attribute named `__proto__`, assigned to a plain
+ * object, would hit Object.prototype's setter and vanish, hidden from every later check.
+ */
+export function setAttribute(attributes: Record<string, string>, key: string, value: string): void {
+  if (key === "__proto__") {
+    Object.defineProperty(attributes, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    attributes[key] = value;
+  }
+}

@@ -11,7 +11,8 @@ import {
   startsWithBom,
   US_ASCII,
 } from "./charsets.js";
-import { parseSimpleXml, parseSimpleXmlUntil, type XmlCheckpoint } from "./fast-scan.js";
+import type { XmlCheckpoint } from "./checkpoint.js";
+import { parseSimpleXml, parseSimpleXmlUntil } from "./fast-scan.js";
 import {
   type HeldContent,
   type ParsedElement,
@@ -26,10 +27,7 @@ import { BASE_SCOPE, TreeBuilder } from "./tree-builder.js";
 
 export { SUPPORTED_CHARSETS } from "./charsets.js";
 
-export type { XmlCheckpoint } from "./fast-scan.js";
-
-export { XmlTemplates } from "./fast-scan.js";
-
+export type { XmlCheckpoint } from "./checkpoint.js";
 export {
   clark,
   type HeldContent,
@@ -43,8 +41,8 @@ export {
   type XmlParse,
   type XmlSource,
 } from "./model.js";
-
 export { shown } from "./shown.js";
+export { XmlTemplates } from "./templates.js";
 
 /**
  * Parses a document with the XML reader the @svc packages share (`@svc/kernel/internal`: saxes,

@@ -1,6 +1,12 @@
 import { XmlReadError, XmlReader, type XmlReadRules, type XmlTag } from "@svc/kernel/internal";
-import { setAttribute, type XmlCheckpoint } from "./fast-scan.js";
-import { type ParsedElement, type ResolvedXmlLimits, resolveLimits, XmlError } from "./model.js";
+import type { XmlCheckpoint } from "./checkpoint.js";
+import {
+  type ParsedElement,
+  type ResolvedXmlLimits,
+  resolveLimits,
+  setAttribute,
+  XmlError,
+} from "./model.js";
 import { cutCharacters } from "./shown.js";
 import { Pacer } from "./skip.js";
 import { XML_NON_WHITESPACE } from "./space.js";

@@ -4,8 +4,8 @@ import { SchemaCompileError } from "./errors.js";
 import { XS_NS } from "./model.js";
 
 // Reading the elements of an XSD document as schema components (XML Schema 1.0 Part 1 §3):
-// which attributes each may carry, its name, its occurrence bounds, and the location that
-// every compile error names.
+// which attributes each may carry, its name, its occurrence bounds, its derivation sets, and
+// the location that every compile error names.
 
 /** One `xs:schema` document with the defaults its declarations inherit (Part 1 §3.15). */
 export interface SchemaDoc {
@@ -153,4 +153,23 @@ export function occurs(node: ParsedElement, doc: SchemaDoc): { min: number; max:
     throw new SchemaCompileError(`${where(node, doc)}: invalid minOccurs/maxOccurs`);
   }
   return { min, max };
+}
+
+/** `block` / `final` (Part 1 §3.4.2): `#all` or a list of extension, restriction (and substitution). */
+export function derivationSet(
+  raw: string | undefined,
+  node: ParsedElement,
+  doc: SchemaDoc,
+): { extension: boolean; restriction: boolean } | undefined {
+  if (raw === undefined) return undefined;
+  const tokens = raw
+    .trim()
+    .split(/[ \t\n\r]+/)
+    .filter(Boolean);
+  if (tokens.includes("#all")) return { extension: true, restriction: true };
+  for (const t of tokens) {
+    if (t !== "extension" && t !== "restriction" && t !== "substitution" && t !== "list" && t !== "union")
+      throw new SchemaCompileError(`${where(node, doc)}: "${t}" is not a derivation method`);
+  }
+  return { extension: tokens.includes("extension"), restriction: tokens.includes("restriction") };
 }

@@ -41,7 +41,7 @@ export function restrictFacets(node: ParsedElement, doc: SchemaDoc, base: Simple
     }
     switch (f.localName) {
       case "whiteSpace":
-        break; // the compiler reads it with the type (xsd/compile.ts)
+        break; // the compiler reads it with the type (xsd/simple-types.ts)
       case "enumeration":
         enumeration.push(applyWhiteSpace(base.variety === "union" ? "collapse" : base.whiteSpace, value));
         break;

@@ -1,19 +1,20 @@
 import { checkLongAs, checkObject } from "../options.js";
 import { interned } from "../xml/interned.js";
 import { clark, type XmlElement } from "../xml/reader.js";
-import { compileComponents, type SchemaComponents, type SchemaSource } from "./compile.js";
+import { compileComponents, type SchemaComponents } from "./compile.js";
 import { Decoders } from "./decode-compiled.js";
 import { Encoders } from "./encode-compiled.js";
 import { SchemaValidationError } from "./errors.js";
 import type { ElementDecl, LongRepresentation } from "./model.js";
+import type { SchemaSource } from "./schema-documents.js";
 
 // The schema compiler's entry: compiling is in xsd/compile.ts, validating decoding in
 // schema-decode.ts, encoding in schema-encode.ts, lexical forms and facets in xsd/lexical.ts.
 
-export type { SchemaSource } from "./compile.js";
 export { SchemaCompileError, SchemaValidationError } from "./errors.js";
 export { compareDecimal } from "./lexical.js";
 export { type BuiltinType, type LongRepresentation, XS_NS } from "./model.js";
+export type { SchemaSource } from "./schema-documents.js";
 
 /** Options of {@link compileSchemas}. */
 export interface CompileOptions {

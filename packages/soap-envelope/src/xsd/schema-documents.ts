@@ -1,0 +1,129 @@
+import { clark, type ParsedElement, parseXmlString, resolveLimits } from "../xml/reader.js";
+import { BUILTIN_NAMESPACES, builtinSchemaText } from "./builtin-docs.js";
+import type { CompileContext } from "./compile-context.js";
+import {
+  allowAttributes,
+  requireName,
+  type SchemaDoc,
+  unsupported,
+  where,
+  xsChildren,
+} from "./components.js";
+import { SchemaCompileError } from "./errors.js";
+import { XS_NS } from "./model.js";
+
+// The documents of a schema set, read before anything is compiled: each one's defaults and the
+// definitions of its global components, by Clark name, so references among them resolve in any
+// order.
+
+/** A schema document to compile, with the location its messages name it by. */
+export interface SchemaSource {
+  root: ParsedElement;
+  location: string;
+  /**
+   * For a document an `xs:include` brings in: the including schema's targetNamespace. The
+   * document must have that targetNamespace or none; with none, its components take it (Part 1
+   * §4.2.1, the chameleon include).
+   */
+  includedInto?: string;
+}
+
+/** A schema document read, and its `xs:import`s without schemaLocation, resolved once all are read. */
+export interface CollectedDoc {
+  doc: SchemaDoc;
+  imports: { node: ParsedElement; ns: string }[];
+}
+
+/** Reads `source`'s top level: its defaults, and each global component's definition, by Clark name. */
+export function collect(ctx: CompileContext, source: SchemaSource): CollectedDoc {
+  const root = source.root;
+  if (root.namespace !== XS_NS || root.localName !== "schema") {
+    throw new SchemaCompileError(`${source.location}: the document element is not xs:schema`);
+  }
+  allowAttributes(root, source.location, [
+    "targetNamespace",
+    "elementFormDefault",
+    "attributeFormDefault",
+    "blockDefault",
+    "finalDefault",
+    "version",
+    "id",
+  ]);
+  const own = root.attributes.targetNamespace;
+  const into = source.includedInto;
+  // Part 1 §4.2.1 (src-include.2): an included document has the including schema's
+  // targetNamespace, or none and takes it.
+  if (into !== undefined && own !== undefined && own !== into) {
+    throw new SchemaCompileError(
+      `${source.location}: xs:include of a schema whose targetNamespace "${own}" is not "${into}", the including schema's (xs:import brings in another namespace)`,
+    );
+  }
+  const doc: SchemaDoc = {
+    root,
+    location: source.location,
+    targetNamespace: own ?? into ?? "",
+    qualifiedElements: root.attributes.elementFormDefault === "qualified",
+    qualifiedAttributes: root.attributes.attributeFormDefault === "qualified",
+    chameleon: own === undefined && (into ?? "") !== "",
+  };
+  const imports: { node: ParsedElement; ns: string }[] = [];
+  for (const child of xsChildren(root, source.location)) {
+    const name = child.attributes.name;
+    const key = () => clark(doc.targetNamespace, requireName(child, doc));
+    switch (child.localName) {
+      case "import":
+        // Part 1 §4.2.3: without schemaLocation the namespace's components come from elsewhere:
+        // another schema of the contract, or one every processor knows (checked below).
+        if (child.attributes.schemaLocation === undefined)
+          imports.push({ node: child, ns: child.attributes.namespace ?? "" });
+        break;
+      case "include":
+      case "annotation":
+      case "notation":
+        break; // documents with a schemaLocation are loaded by the contract loader
+      case "element":
+        ctx.elementDefs.set(key(), { node: child, doc });
+        break;
+      case "simpleType":
+      case "complexType":
+        ctx.typeDefs.set(key(), { node: child, doc });
+        break;
+      case "group":
+        ctx.groupDefs.set(key(), { node: child, doc });
+        break;
+      case "attributeGroup":
+        ctx.attributeGroupDefs.set(key(), { node: child, doc });
+        break;
+      case "attribute":
+        ctx.attributeDefs.set(key(), { node: child, doc });
+        break;
+      default:
+        throw unsupported(child, doc, name);
+    }
+  }
+  return { doc, imports };
+}
+
+/**
+ * Resolves each `xs:import` without schemaLocation: to another schema of the set with that
+ * targetNamespace (a sibling in `wsdl:types`), to XML Schema's own namespace, or to a built-in
+ * document (xsd/builtin-docs.ts); anything else cannot be found and stops the load.
+ */
+export function addBuiltinDocs(ctx: CompileContext, docs: readonly CollectedDoc[]): void {
+  const declared = new Set(docs.map((d) => d.doc.targetNamespace));
+  for (const { doc, imports } of docs) {
+    for (const { node, ns } of imports) {
+      if (declared.has(ns) || ns === XS_NS) continue;
+      if (builtinSchemaText(ns) === undefined) {
+        throw new SchemaCompileError(
+          `${where(node, doc)}: xs:import of namespace "${ns}" has no schemaLocation and no schema of the contract has that targetNamespace`,
+        );
+      }
+    }
+  }
+  for (const ns of BUILTIN_NAMESPACES) {
+    if (declared.has(ns)) continue;
+    const root = parseXmlString(builtinSchemaText(ns) as string, resolveLimits({ maxBytes: 1 << 20 }));
+    collect(ctx, { root, location: `built-in schema of ${ns}` });
+  }
+}
