@@ -15,6 +15,7 @@ import { fallbackLogger, writeInfo, writeLog } from "./logger.js";
 import { mappedError } from "./map-error.js";
 import type { ErrorLogger, ErrorValueConfig } from "./options.js";
 import { boundedRecord, buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
+import { checkRendering, type ErrorRenderer, type ErrorRendering } from "./renderer.js";
 import { toHttpError } from "./to-http-error.js";
 import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
 
@@ -384,14 +385,65 @@ function responseValue(
   status: number,
   headers: readonly [string, string][],
   contentType: string,
-  body: string,
+  body: string | Uint8Array,
+  vary: readonly string[] = ACCEPT,
 ): ResponseValue {
   const fields: Record<string, FieldValue | null> = {};
   for (const name of STALE_REPRESENTATION_HEADERS) fields[name] = null;
   fields["cache-control"] = "no-store";
   for (const [name, value] of headers) fields[name] = value;
   fields["content-type"] = contentType;
-  return { status, fields, vary: ["Accept"], body: utf8.encode(body) };
+  return { status, fields, vary: [...vary], body: typeof body === "string" ? utf8.encode(body) : body };
+}
+
+const ACCEPT: readonly string[] = ["Accept"];
+
+/**
+ * The rendering of the first of `renderers` that answers the request, with its name; `undefined`
+ * when none does. A renderer that throws or returns no rendering is the application's bug: one
+ * log line naming it, and the next renderer (then the record) answers, so the client still gets
+ * the error's status and fields.
+ */
+function rendered(
+  renderers: readonly ErrorRenderer[],
+  error: HttpError,
+  request: RequestView,
+  context: ErrorContext,
+  logs: ErrorLog[],
+): { rendering: ErrorRendering; renderer: string } | undefined {
+  for (const renderer of renderers) {
+    let value: unknown;
+    try {
+      value = renderer.render(error, request);
+    } catch (err) {
+      logs.push(
+        line(
+          request,
+          context,
+          error.status,
+          { err, renderer: renderer.name },
+          "errorHandler: a renderer threw",
+        ),
+      );
+      continue;
+    }
+    if (value === undefined) continue;
+    const rendering = checkRendering(value);
+    if (typeof rendering === "string") {
+      logs.push(
+        line(
+          request,
+          context,
+          error.status,
+          { renderer: renderer.name, problem: rendering },
+          "errorHandler: a renderer returned no rendering",
+        ),
+      );
+      continue;
+    }
+    return { rendering, renderer: renderer.name };
+  }
+  return undefined;
 }
 
 /**
@@ -409,6 +461,8 @@ function responseValue(
  *   had set are removed. A 401 without a challenge gets `wwwAuthenticate`, or a warning. Whether
  *   the connection stays is not the record's to say: the adapter that writes it applies the
  *   kernel's refused-body policy to content left unread.
+ * - A renderer of `renderers` that answers the request (a SOAP endpoint's faults) renders the
+ *   content instead of the record, with the same status, fields and log lines.
  *
  * `request.url` is the request-target as received (Express's `originalUrl`): the record's `path`
  * is it without the query.
@@ -431,40 +485,54 @@ export function errorValue(
     failureLog(mapped.logged, request, context, httpError) ??
     refusalLog(mapped.logged, request, context, httpError);
   if (failure !== undefined) logs.push(failure);
-  const path = request.url ?? "/";
-  const now = clockTime(config.now, (err) =>
-    logs.push(
-      line(
-        request,
-        context,
-        httpError.status,
-        { err },
-        "errorHandler: the now option threw or gave no valid Date; the record carries the system clock's time",
+  const renderers = config.renderers;
+  const custom =
+    renderers !== undefined && renderers.length > 0
+      ? rendered(renderers, httpError, request, context, logs)
+      : undefined;
+  let contentType: string;
+  let body: string | Uint8Array;
+  if (custom !== undefined) {
+    contentType = custom.rendering.contentType;
+    body = custom.rendering.body;
+  } else {
+    const path = request.url ?? "/";
+    const now = clockTime(config.now, (err) =>
+      logs.push(
+        line(
+          request,
+          context,
+          httpError.status,
+          { err },
+          "errorHandler: the now option threw or gave no valid Date; the record carries the system clock's time",
+        ),
       ),
-    ),
-  );
-  const accept = request.headers.accept;
-  const { format, contentType } = errorRendering(
-    typeof accept === "string" ? accept : undefined,
-    config.defaultFormat,
-  );
-  let body: string;
-  try {
-    body = renderBounded(
-      format,
-      buildErrorRecord(httpError, path, now),
-      httpError.code,
-      config.problemTypeBase,
     );
-  } catch (renderFailure) {
-    // An extension member with no JSON text (a cycle, a toJSON that throws) is the server's bug:
-    // a 500 record, logged, rather than a throw that leaves the client the framework's page.
-    const internal = HttpError.internal(undefined, { cause: renderFailure });
-    logs.push(line(request, context, internal.status, { err: renderFailure }, "request failed"));
-    const fallback = renderBounded(format, buildErrorRecord(internal, path, now), undefined, undefined);
-    if (errorsChannel.hasSubscribers)
-      publishRecord(context.request, internal.status, undefined, thrown, mapped.mapper);
-    return { value: responseValue(internal.status, [], contentType, fallback), logs, error: internal };
+    const accept = request.headers.accept;
+    const chosen = errorRendering(typeof accept === "string" ? accept : undefined, config.defaultFormat);
+    contentType = chosen.contentType;
+    try {
+      body = renderBounded(
+        chosen.format,
+        buildErrorRecord(httpError, path, now),
+        httpError.code,
+        config.problemTypeBase,
+      );
+    } catch (renderFailure) {
+      // An extension member with no JSON text (a cycle, a toJSON that throws) is the server's bug:
+      // a 500 record, logged, rather than a throw that leaves the client the framework's page.
+      const internal = HttpError.internal(undefined, { cause: renderFailure });
+      logs.push(line(request, context, internal.status, { err: renderFailure }, "request failed"));
+      const fallback = renderBounded(
+        chosen.format,
+        buildErrorRecord(internal, path, now),
+        undefined,
+        undefined,
+      );
+      if (errorsChannel.hasSubscribers)
+        publishRecord(context.request, internal.status, undefined, thrown, mapped.mapper);
+      return { value: responseValue(internal.status, [], contentType, fallback), logs, error: internal };
+    }
   }
   const { valid, dropped } = sendableHeaders(httpError.headers);
   if (dropped.length > 0) {
@@ -483,6 +551,10 @@ export function errorValue(
   }
   const headers = withChallenge(config, httpError.status, valid, context);
   if (errorsChannel.hasSubscribers)
-    publishRecord(context.request, httpError.status, httpError.code, thrown, mapped.mapper);
-  return { value: responseValue(httpError.status, headers, contentType, body), logs, error: httpError };
+    publishRecord(context.request, httpError.status, httpError.code, thrown, mapped.mapper, custom?.renderer);
+  return {
+    value: responseValue(httpError.status, headers, contentType, body, custom?.rendering.vary),
+    logs,
+    error: httpError,
+  };
 }

@@ -34,6 +34,11 @@ export interface ErrorDiagnostic {
    * or `"invalid"` (it returned neither an `HttpError` nor `undefined`; the record is the 500).
    */
   readonly mapper?: MapperDecision;
+  /**
+   * Present when a renderer of the `renderers` option rendered the error instead of the record
+   * (a SOAP fault): its `name`.
+   */
+  readonly renderer?: string;
 }
 
 /** Every `ErrorDiagnostic` is a kernel `DecisionMessage`. */
@@ -49,11 +54,13 @@ export function publishRecord(
   code: string | undefined,
   error: unknown,
   mapper?: MapperDecision,
+  renderer?: string,
 ): void {
   const message: { -readonly [K in keyof ErrorDiagnostic]: ErrorDiagnostic[K] } =
     request === undefined
       ? { decision: "record", status, code, error }
       : { request, decision: "record", status, code, error };
   if (mapper !== undefined) message.mapper = mapper;
+  if (renderer !== undefined) message.renderer = renderer;
   errorsChannel.publish(message);
 }

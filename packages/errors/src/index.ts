@@ -51,6 +51,7 @@ export {
   type ProblemDetails,
   stripQuery,
 } from "./record.js";
+export type { ErrorRenderer, ErrorRendering } from "./renderer.js";
 export { allowedList, methodNotAllowedError, notFoundError } from "./route-errors.js";
 export { malformedBody, toHttpError } from "./to-http-error.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";

@@ -2,6 +2,7 @@ import { type HttpError, isChallengeList, type UnreadBodyBounds, type UnreadBody
 import { checkOptionNames, refusedOption, resolveUnreadBody } from "@svc/kernel/internal";
 import type { DefaultErrorFormat } from "./error-format.js";
 import type { Logger } from "./logger.js";
+import { type ErrorRenderer, rendererList } from "./renderer.js";
 
 /**
  * Turns an error the handlers do not know (a validation library's, a JWT library's, a database
@@ -83,6 +84,15 @@ export interface ErrorOptions<Args extends unknown[] = unknown[]> {
    * @default none
    */
   mapError?: ErrorMapper | readonly ErrorMapper[];
+  /**
+   * One renderer, or a list tried in order, that renders the errors of the requests it answers in
+   * a format of its own instead of the record: a SOAP endpoint's faults (`soapFaults` of
+   * `@svc/soap-envelope`). The status, the error's fields, the log lines and the `svc:errors`
+   * message stay this handler's. A renderer that throws or returns no rendering is logged, and the
+   * request gets the record.
+   * @default none
+   */
+  renderers?: ErrorRenderer | readonly ErrorRenderer[];
 }
 
 /**
@@ -106,6 +116,8 @@ export interface ErrorValueConfig {
   readonly defaultFormat?: DefaultErrorFormat;
   /** The `mapError` option as a list, in order (empty without it). */
   readonly mappers?: readonly ErrorMapper[];
+  /** The `renderers` option as a list, in order (empty without it). */
+  readonly renderers?: readonly ErrorRenderer[];
   readonly now: () => Date;
   readonly wwwAuthenticate: string | undefined;
   /** Warned once per configuration: see `wwwAuthenticate`. */
@@ -125,6 +137,7 @@ const ERROR_OPTIONS = [
   "unreadBody",
   "defaultFormat",
   "mapError",
+  "renderers",
 ];
 
 const DEFAULT_FORMATS: readonly unknown[] = ["record", "problem"];
@@ -214,10 +227,21 @@ export function errorConfig<Args extends unknown[] = unknown[]>(
       `${name}: mapError`,
     );
   }
+  const renderers = rendererList(options.renderers);
+  if (renderers === undefined) {
+    throw refusedOption(
+      "errors",
+      "renderers",
+      options.renderers,
+      "a renderer { name, render(error, request) }, or a list of them",
+      `${name}: renderers`,
+    );
+  }
   const unreadBody = resolveUnreadBody("errors", options.unreadBody, name);
   return {
     defaultFormat,
     mappers,
+    renderers,
     logger,
     correlationId,
     unreadBody,

@@ -45,7 +45,7 @@ const rows: OptionCase[] = [
     "errorHandler(options)",
     () => errorHandler("x" as never),
     "ERR_SVC_ERRORS_OPTIONS",
-    /errorHandler: options must be an object with the fields logger, correlationId, problemTypeBase, now, wwwAuthenticate, unreadBody, defaultFormat, mapError, got "x"/,
+    /errorHandler: options must be an object with the fields logger, correlationId, problemTypeBase, now, wwwAuthenticate, unreadBody, defaultFormat, mapError, renderers, got "x"/,
     () => errorHandler(),
   ],
   [
@@ -117,6 +117,13 @@ const rows: OptionCase[] = [
     "ERR_SVC_ERRORS_MAP_ERROR",
     /errorHandler: mapError must be a function .*, got \[a function, null\]/,
     () => errorHandler({ mapError: [() => undefined] }),
+  ],
+  [
+    "errorHandler: renderers (a function)",
+    () => errorHandler({ renderers: (() => undefined) as never }),
+    "ERR_SVC_ERRORS_RENDERERS",
+    /errorHandler: renderers must be a renderer \{ name, render\(error, request\) \}, or a list of them, got a function/,
+    () => errorHandler({ renderers: [{ name: "csv", render: () => undefined }] }),
   ],
   [
     "errorHandler: misspelt mapError",

@@ -8,6 +8,7 @@ export {
   soapRefusal,
   soapResponseValue,
 } from "./binding/core.js";
+export { type SoapFaultsOptions, soapFaults } from "./binding/fault-renderer.js";
 export { type SoapDiagnostic, soapChannel } from "./envelope/diagnostics.js";
 export {
   ACTOR_NEXT,

@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { errorHandler } from "@svc/errors/express";
+import { errorPlugin } from "@svc/errors/fastify";
 import { onError } from "@svc/errors/fetch";
+import { errorResponder } from "@svc/errors/node";
 import { type Gate, HttpError } from "@svc/kernel";
 import { expressGate } from "@svc/kernel/express";
 import { fastifyGate } from "@svc/kernel/fastify";
@@ -10,6 +13,7 @@ import { rateLimit as expressRateLimit } from "@svc/ratelimit/express";
 import { rateLimit as fastifyRateLimit } from "@svc/ratelimit/fastify";
 import { rateLimit as fetchRateLimit } from "@svc/ratelimit/fetch";
 import { rateLimit as nodeRateLimit } from "@svc/ratelimit/node";
+import { soapFaults } from "@svc/soap-envelope";
 import { soapEndpoint as expressEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
 import { soap } from "@svc/soap-envelope/fastify";
 import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
@@ -193,6 +197,165 @@ const rows: Row[] = [
 ];
 
 conformance("@svc/soap-envelope refusals in front of the endpoint", mounts, rows);
+
+/**
+ * The same endpoint with no SOAP error path of its own: the application's one error handler of
+ * `@svc/errors` renders the errors of the endpoint's path as faults (`soapFaults`) and every other
+ * path's as the record.
+ */
+const faults = () => ({ logger: silentLogger, renderers: [soapFaults({ path: PATH })] });
+/** What a route of another path fails with. */
+const elsewhere = () => HttpError.conflict("It exists already");
+const pipelineMounts: Mounts = {
+  express() {
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(PATH, expressRateLimit(limits()), expressGate(authenticate), expressEndpoint(options()));
+    app.post("/elsewhere", () => {
+      throw elsewhere();
+    });
+    app.use((_req, _res, next) => next(HttpError.notFound()));
+    app.use(errorHandler(faults()));
+    return app;
+  },
+  node() {
+    const limit = nodeRateLimit(limits());
+    const auth = nodeGate(authenticate);
+    const endpoint = nodeEndpoint({ ...options(), path: PATH });
+    const sendError = errorResponder(faults());
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const run = async () => {
+        if (req.url === "/elsewhere") throw elsewhere();
+        if (!(req.url ?? "/").startsWith(PATH)) throw HttpError.notFound();
+        await limit(req, res);
+        if (await auth(req, res)) return;
+        if (!(await endpoint(req, res))) throw HttpError.notFound();
+      };
+      run().catch((err: unknown) => sendError(err, req, res));
+    };
+  },
+  fastify() {
+    const app = Fastify();
+    app.register(errorPlugin, faults());
+    app.register(fastifyRateLimit, limits());
+    app.addHook("onRequest", fastifyGate(authenticate));
+    app.register(soap, { ...options(), prefix: PATH });
+    app.post("/elsewhere", async () => {
+      throw elsewhere();
+    });
+    return app;
+  },
+  fetch() {
+    const endpoint = fetchEndpoint(options());
+    const app = new Hono();
+    app.use(fetchRateLimit(limits()));
+    app.use(fetchGate(authenticate));
+    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
+    app.post("/elsewhere", () => {
+      throw elsewhere();
+    });
+    app.onError(onError(faults()));
+    return app.fetch;
+  },
+};
+
+conformance(
+  "@svc/soap-envelope faults rendered by the error handler of @svc/errors (soapFaults)",
+  pipelineMounts,
+  [
+    ...rows,
+    {
+      name: "SOAP 1.1 POST with a bearer token refused → 401 text/xml Client fault, Vary: Content-Type",
+      request: post(
+        "bad-token11",
+        { "Content-Type": SOAP11, SOAPAction: '"getCustomer"', Authorization: "Bearer stolen" },
+        envelope(getCustomer("42"), undefined, ENV11),
+      ),
+      status: 401,
+      headers: { "content-type": SOAP11, "www-authenticate": /^Bearer /, vary: /\bContent-Type\b/i },
+      body: contains(/<faultcode>[\w:-]*Client<\/faultcode>/, /The access token is not valid/),
+    },
+    {
+      name: "a route of another path that fails → 409 the JSON record, no fault",
+      request: {
+        method: "POST",
+        path: "/elsewhere",
+        headers: { "X-Client": "elsewhere", "Content-Type": "application/json" },
+        body: "{}",
+      },
+      status: 409,
+      headers: { "content-type": /^application\/json/ },
+      body: (r) => {
+        expect(r.text).not.toContain("Envelope");
+        expect(JSON.parse(r.text)).toMatchObject({ status: 409, message: "It exists already" });
+      },
+    },
+  ],
+);
+
+describe("soapFaults: one 5xx logged once, by the error handler", () => {
+  it("an Error in front on Express → one 500 Receiver fault, one log line, the svc:errors message names the renderer", async () => {
+    const errors: unknown[] = [];
+    const logger = { ...silentLogger, error: (...args: unknown[]) => void errors.push(args) };
+    const app = express();
+    app.use(PATH, expressGate(authenticate), expressEndpoint(options()));
+    app.use(
+      errorHandler({ logger, renderers: soapFaults({ path: [PATH, "/ws/other"], versions: ["1.2"] }) }),
+    );
+    const listening = await listenOn(createServer(app));
+    try {
+      const res = await send(listening.url, post("boom", { "X-Boom": "1", "Content-Type": SOAP11 }));
+      expect(res.status).toBe(500);
+      // versions 1.2 alone: a text/xml request gets a SOAP 1.2 fault, and nothing varies.
+      expect(res.headers["content-type"]).toBe(SOAP12);
+      expect(res.headers.vary ?? "").not.toMatch(/content-type/i);
+      expect(res.text).toMatch(/env:Receiver/);
+      expect(res.text).not.toContain("hunter2");
+      expect(errors).toHaveLength(1);
+    } finally {
+      await listening.close();
+    }
+  });
+});
+
+describe("soapFaults: which requests are the endpoint's", () => {
+  const renderer = soapFaults({ path: "/ws/Customer/" });
+  it.each([
+    ["/ws/Customer", true],
+    ["/WS/CUSTOMER?wsdl", true],
+    ["/ws/customer/", true],
+    ["/ws/customer/sub", true],
+    ["http://shop.example/ws/customer", true],
+    ["/ws/customers", false],
+    ["/ws", false],
+    ["/employees", false],
+  ])("%s → %s", (url, faulted) => {
+    const rendered = renderer.render(HttpError.conflict(), { method: "POST", url, headers: {} });
+    expect(rendered !== undefined).toBe(faulted);
+  });
+  it("text/xml with versions 1.1 and 1.2 → a SOAP 1.1 Client fault, Vary: Content-Type", () => {
+    const rendered = renderer.render(HttpError.conflict("taken"), {
+      method: "POST",
+      url: "/ws/customer",
+      headers: { "content-type": "text/xml; charset=utf-8" },
+    });
+    expect(rendered).toMatchObject({ contentType: SOAP11, vary: ["Content-Type"] });
+    expect(String(rendered?.body)).toMatch(/<faultcode>[\w:-]*Client<\/faultcode>[\s\S]*taken/);
+  });
+});
+
+describe("soapFaults: its options", () => {
+  it.each([
+    ["no options", undefined, "ERR_SVC_SOAP_ENVELOPE_PATH"],
+    ["a relative path", { path: "ws/customer" }, "ERR_SVC_SOAP_ENVELOPE_PATH"],
+    ["an empty list", { path: [] }, "ERR_SVC_SOAP_ENVELOPE_PATH"],
+    ["a path with a query", { path: "/ws?wsdl" }, "ERR_SVC_SOAP_ENVELOPE_PATH"],
+    ["versions 1.3", { path: PATH, versions: ["1.3"] }, "ERR_SVC_SOAP_ENVELOPE_VERSIONS"],
+    ["a misspelt key", { path: PATH, version: ["1.1"] }, "ERR_SVC_SOAP_ENVELOPE_OPTIONS"],
+  ])("%s → TypeError %s", (_name, given, code) => {
+    expect(() => soapFaults(given as never)).toThrow(expect.objectContaining({ name: "TypeError", code }));
+  });
+});
 
 describe("@svc/soap-envelope/fastify: the faults option", () => {
   it('faults: "yes" → TypeError ERR_SVC_SOAP_ENVELOPE_FAULTS at register', async () => {
