@@ -39,7 +39,7 @@ import {
   SOAP_PATHS,
   writeKeys,
 } from "./service.js";
-import { soapServices } from "./soap/index.js";
+import { SOAP_FAULTS, soapServices } from "./soap/index.js";
 
 export { type AppDeps, resources } from "./service.js";
 
@@ -120,8 +120,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // stripped; the 406 of a write no representation could answer), the operational routes and the one-way operations'
   // collections (each router entered only for its own paths, which it answers), then the resource
   // API's authentication and rate limit. The body is read later, inside each write route after its
-  // permission check (see mountResourceApi). The SOAP error handler follows, for the errors of
-  // the middleware in front of an endpoint.
+  // permission check (see mountResourceApi). The errors of the middleware in front of a SOAP
+  // endpoint are faults by the error handler at the end (SOAP_FAULTS).
   app.use(
     chain(
       ...everyRequest(app, config, deps.logger, deps.telemetry),
@@ -132,12 +132,11 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       authentication(parts.security) as RequestHandler,
       parts.limiter as RequestHandler,
     ),
-    soap.errors,
   );
   mountExpressApi(app, parts);
   app.use(notFound());
   app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromDatabaseError(err)));
-  app.use(errorHandler());
+  app.use(errorHandler({ renderers: [SOAP_FAULTS] }));
   return app;
 }
 

@@ -64,7 +64,14 @@ import {
   rateLimitOptions,
   writeKeys,
 } from "./service.js";
-import { CUSTOMER_PATH, events, notifications, PRICE_PATH, soapEndpointOptions } from "./soap/index.js";
+import {
+  CUSTOMER_PATH,
+  events,
+  notifications,
+  PRICE_PATH,
+  SOAP_FAULTS,
+  soapEndpointOptions,
+} from "./soap/index.js";
 import { type Href, type RequestView, ROUTE_METHODS, type Routes, type ViewHandler } from "./view.js";
 
 declare module "fastify" {
@@ -111,7 +118,7 @@ export function createFastifyApp(
   const security = guardBasic(deps.security, config, stores.rateLimit, logger);
   const svc = fastifyAdapter(pipeline());
   const trust = compileTrust(config.trustProxy);
-  const errors = fastifyErrorHandler();
+  const errors = fastifyErrorHandler({ renderers: [SOAP_FAULTS] });
   const everyRequest = rootSteps(config, deps);
   // One limiter for the resource API, `POST /auth/token` and the SOAP endpoints, as on Express:
   // they spend one budget per client. Per principal when authenticated, else per client IP.
@@ -303,8 +310,9 @@ function readBodies(context: FastifyInstance, config: Config): void {
 
 /**
  * The SOAP endpoints: HTTP Basic or Bearer when sent (a call may carry its credentials in the
- * envelope instead), the rate limit the resource API spends, and their failures in front of the
- * endpoint (a 401 for a bad Authorization, 429) as SOAP 1.2 faults.
+ * envelope instead), the rate limit the resource API spends; their failures in front of the
+ * endpoint (a 401 for a bad Authorization, 429) are SOAP 1.2 faults by the app's error handler
+ * (SOAP_FAULTS).
  */
 function soapContext(config: Config, deps: AppDeps, security: Security, limiter: onRequestHookHandler) {
   return async (context: FastifyInstance) => {
@@ -320,13 +328,11 @@ function soapContext(config: Config, deps: AppDeps, security: Security, limiter:
       ...customer,
       trustProxy: config.trustProxy,
       prefix: CUSTOMER_PATH,
-      faults: true,
     } as never);
     await context.register(soap, {
       ...price,
       trustProxy: config.trustProxy,
       prefix: PRICE_PATH,
-      faults: true,
     } as never);
   };
 }

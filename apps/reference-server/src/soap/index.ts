@@ -1,14 +1,8 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
-import { type SoapEndpointOptions, WSSE_NS } from "@svc/soap-envelope";
-import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
-import express, {
-  type ErrorRequestHandler,
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-} from "express";
+import { type SoapEndpointOptions, soapFaults, WSSE_NS } from "@svc/soap-envelope";
+import { soapEndpoint } from "@svc/soap-envelope/express";
+import express, { type RequestHandler } from "express";
 import { chain, mountAt } from "../chain.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
@@ -40,7 +34,12 @@ export interface SoapDeps {
 /** SOAP endpoints (spec part 4.2): the customer service and the price service. */
 export const CUSTOMER_PATH = "/ws/customer";
 export const PRICE_PATH = "/ws/PriceService";
-const ENDPOINTS = [CUSTOMER_PATH, PRICE_PATH];
+/**
+ * The endpoints' errors as SOAP faults, rendered by the app's one error handler (`renderers` of
+ * `@svc/errors`) on Express and on Fastify: every contract here binds SOAP 1.2 only, so a
+ * `text/xml` request refused in front gets a 1.2 fault.
+ */
+export const SOAP_FAULTS = soapFaults({ path: [CUSTOMER_PATH, PRICE_PATH], versions: ["1.2"] });
 /** The target namespaces of contracts/customer.xsd and contracts/price.xsd (spec part 9 rule 3). */
 const CUSTOMER_NS = "http://svc.example.com/ws/customer/v1";
 const PRICE_NS = "http://svc.example.com/ws/price/v1";
@@ -154,8 +153,9 @@ export function soapEndpointOptions(
  * SOAP has its own media type (415 otherwise), its version is the contract's namespace (spec part 9
  * rule 3) and its POST answers are never conditional, so those layers would only cost time there.
  * `collections` are resource API collections and come after them. Both precede the resource API,
- * whose authentication would answer a SOAP call with a JSON 401; `errors` turns the failures of the
- * middleware in front of an endpoint (429, a bad Authorization) into SOAP faults.
+ * whose authentication would answer a SOAP call with a JSON 401. The failures of the middleware in
+ * front of an endpoint (429, a bad Authorization) are SOAP faults by the app's error handler
+ * ({@link SOAP_FAULTS}).
  *
  * @example const soap = soapServices(config, { db, security, limiter, nonces: stores.nonces });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
@@ -163,7 +163,7 @@ export function soapEndpointOptions(
 export function soapServices(
   config: Config,
   deps: SoapDeps,
-): { endpoints: RequestHandler; collections: express.Router; errors: ErrorRequestHandler } {
+): { endpoints: RequestHandler; collections: express.Router } {
   const { db, security, limiter, svc } = deps;
   const httpAuth = authentication(security);
   // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
@@ -192,18 +192,5 @@ export function soapServices(
   mountCrud(guarded, db, events);
   mountCrud(guarded, db, notifications);
 
-  // Failures are logged through the request's logger, which carries the correlation id.
-  // Every contract here binds SOAP 1.2 only: a text/xml request refused in front gets a 1.2 fault.
-  const faults = soapErrorHandler({ versions: ["1.2"] });
-  // Errors of the middleware in front (429, 401 for a bad Authorization) as SOAP faults.
-  const soapErrors: ErrorRequestHandler = (err, req: Request, res: Response, next: NextFunction) => {
-    const path = req.originalUrl.split("?")[0] ?? "";
-    const lower = path.toLowerCase();
-    if (ENDPOINTS.some((e) => lower === e.toLowerCase() || lower === `${e.toLowerCase()}/`)) {
-      faults(err, req, res, next);
-      return;
-    }
-    next(err);
-  };
-  return { endpoints, collections, errors: soapErrors };
+  return { endpoints, collections };
 }
