@@ -1,4 +1,4 @@
-import type { HttpError, RequestView } from "@svc/kernel";
+import { type HttpError, isToken, type RequestView } from "@svc/kernel";
 
 /**
  * What an {@link ErrorRenderer} makes of an error: the content and its media type. The status,
@@ -54,11 +54,7 @@ export function checkRendering(value: unknown): ErrorRendering | string {
     return "its contentType is not a media type";
   if (typeof body !== "string" && !(body instanceof Uint8Array))
     return "its body is neither a string nor bytes";
-  if (
-    vary !== undefined &&
-    (!Array.isArray(vary) ||
-      !vary.every((v) => typeof v === "string" && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v)))
-  )
+  if (vary !== undefined && (!Array.isArray(vary) || !vary.every((v) => typeof v === "string" && isToken(v))))
     return "its vary is not a list of field names";
   return value as ErrorRendering;
 }

@@ -25,7 +25,7 @@ import {
   type XmlSource,
 } from "@svc/soap-envelope";
 import { targetPath } from "./binding/request-target.js";
-import { checkLogger, checkObject, optionError } from "./options.js";
+import { checkLogger, checkObject, checkVersions } from "./options.js";
 
 /** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
 export type { NextFunction as SoapNextFunction } from "@svc/errors";
@@ -227,14 +227,7 @@ export function soapErrorHandler(
 ) {
   checkObject(options, "options", ["logger", "versions"]);
   checkLogger(options.logger, "logger", "soapErrorHandler: logger");
-  const versions = options.versions ?? ["1.1", "1.2"];
-  if (
-    !Array.isArray(versions) ||
-    versions.length === 0 ||
-    !versions.every((v: unknown) => v === "1.1" || v === "1.2")
-  ) {
-    throw optionError("versions", versions, 'a non-empty list of "1.1" and "1.2"');
-  }
+  const versions = checkVersions(options.versions);
   return function svcSoapErrorHandler(
     err: unknown,
     req: SoapHttpRequest,

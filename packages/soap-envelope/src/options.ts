@@ -104,3 +104,16 @@ function canParseUrl(url: string): string | undefined {
     return undefined;
   }
 }
+
+/** The SOAP versions an error path answers in: `["1.1", "1.2"]` when not given. */
+export function checkVersions(value: unknown): readonly ("1.1" | "1.2")[] {
+  const versions = value ?? ["1.1", "1.2"];
+  if (
+    !Array.isArray(versions) ||
+    versions.length === 0 ||
+    !versions.every((v: unknown) => v === "1.1" || v === "1.2")
+  ) {
+    throw optionError("versions", versions, 'a non-empty list of "1.1" and "1.2"');
+  }
+  return versions;
+}

@@ -3,7 +3,7 @@ import type { HttpError, RequestView } from "@svc/kernel";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
 import { parseMediaType } from "../envelope/media-type.js";
 import { httpErrorToFault } from "../envelope/service-faults.js";
-import { checkObject, optionError } from "../options.js";
+import { checkObject, checkVersions, optionError } from "../options.js";
 import type { SoapVersion } from "../wsdl/contract.js";
 import { targetPath } from "./request-target.js";
 
@@ -55,14 +55,7 @@ export function soapFaults(options: SoapFaultsOptions): ErrorRenderer {
   ) {
     throw optionError("path", options.path, 'a path ("/ws/customer") or a non-empty list of them');
   }
-  const versions = options.versions ?? ["1.1", "1.2"];
-  if (
-    !Array.isArray(versions) ||
-    versions.length === 0 ||
-    !versions.every((v: unknown) => v === "1.1" || v === "1.2")
-  ) {
-    throw optionError("versions", versions, 'a non-empty list of "1.1" and "1.2"');
-  }
+  const versions = checkVersions(options.versions);
   const bases = paths.map((p: string) =>
     (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p).toLowerCase(),
   );
