@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import { errorHandler } from "@svc/errors/express";
 import { errorPlugin } from "@svc/errors/fastify";
-import { onError } from "@svc/errors/fetch";
+import { notFoundHandler, onError } from "@svc/errors/fetch";
 import { errorResponder } from "@svc/errors/node";
 import { type Gate, HttpError } from "@svc/kernel";
 import { expressGate } from "@svc/kernel/express";
@@ -254,6 +254,7 @@ const pipelineMounts: Mounts = {
     app.post("/elsewhere", () => {
       throw elsewhere();
     });
+    app.notFound(notFoundHandler(faults()));
     app.onError(onError(faults()));
     return app.fetch;
   },
@@ -274,6 +275,16 @@ conformance(
       status: 401,
       headers: { "content-type": SOAP11, "www-authenticate": /^Bearer /, vary: /\bContent-Type\b/i },
       body: contains(/<faultcode>[\w:-]*Client<\/faultcode>/, /The access token is not valid/),
+    },
+    {
+      name: "a POST below the endpoint's path → 404 the JSON record, no fault",
+      request: { ...post("below"), path: `${PATH}/employees` },
+      status: 404,
+      headers: { "content-type": /^application\/json/ },
+      body: (r) => {
+        expect(r.text).not.toContain("Envelope");
+        expect(JSON.parse(r.text)).toMatchObject({ status: 404 });
+      },
     },
     {
       name: "a route of another path that fails → 409 the JSON record, no fault",
@@ -324,7 +335,8 @@ describe("soapFaults: which requests are the endpoint's", () => {
     ["/ws/Customer", true],
     ["/WS/CUSTOMER?wsdl", true],
     ["/ws/customer/", true],
-    ["/ws/customer/sub", true],
+    ["/ws/customer/sub", false],
+    ["/ws/customer/employees", false],
     ["http://shop.example/ws/customer", true],
     ["/ws/customers", false],
     ["/ws", false],

@@ -10,9 +10,10 @@ import { targetPath } from "./request-target.js";
 /** Options of {@link soapFaults}. */
 export interface SoapFaultsOptions {
   /**
-   * The endpoints' paths (`"/ws/customer"`): a request whose target's path is one of them, or
-   * below one (`/ws/customer/...`), compared without regard to case (as Express routes by
+   * The endpoints' paths (`"/ws/customer"`): a request whose target's path is one of them, with
+   * or without a trailing slash and compared without regard to case (as Express routes by
    * default, so every spelling that reaches the endpoint gets a fault), gets its errors as faults.
+   * A path below one (`/ws/customer/orders`) is no endpoint's and keeps the record.
    */
   path: string | readonly string[];
   /**
@@ -61,7 +62,7 @@ export function soapFaults(options: SoapFaultsOptions): ErrorRenderer {
   );
   const mine = (target: string) => {
     const path = target.toLowerCase();
-    return bases.some((b) => path === b || path.startsWith(b === "/" ? b : `${b}/`));
+    return bases.some((b) => path === b || (b !== "/" && path === `${b}/`));
   };
   const offers11 = versions.includes("1.1");
   const vary = offers11 && versions.includes("1.2") ? BY_CONTENT_TYPE : undefined;
