@@ -40,7 +40,11 @@ const cases: readonly Case[] = [
   { line: "GET /ws/CUSTOMER?wsdl", status: 200 },
   // A path below an endpoint's is no endpoint's: the record, not a fault.
   { line: "GET /ws/customer/employees", status: 404, message: /No resource matches GET/ },
-  { line: "POST /ws/customer/x", headers: ["Content-Type: application/soap+xml", "Content-Length: 2"], status: 404 },
+  {
+    line: "POST /ws/customer/x",
+    headers: ["Content-Type: application/soap+xml", "Content-Length: 2"],
+    status: 404,
+  },
   // RFC 9112 §3.2.2: an absolute-form target is routed by its path, whatever its scheme.
   { line: "GET ftp://localhost/health", status: 200 },
   { line: "GET ws://localhost/health", status: 200 },
