@@ -16,8 +16,8 @@
 // 3. Consumers install exact versions from that registry: with Express 5 (and @types/express 5)
 //    and with Express 4.17.3, the oldest the peer ranges admit. In each, every package loads
 //    through `import` and `require` (its smoke.mjs), the installed files pass the tarball checks,
-//    and the README examples run: type-checked in the Express 5 project, compiled and run in the
-//    Express 4.17 one.
+//    and the README examples run: type-checked and run in the Express 5 project; compiled in the
+//    Express 4.17 one, where those that load Express run again.
 // 4. The kernel rule: a second minor of @svc/errors is released with the dependents it leaves
 //    (scripts/version-packages.mjs moves their peer ranges). A consumer with @svc/auth of the
 //    current kernel minor who adds the @svc/ratelimit built against the next one gets ERESOLVE,
