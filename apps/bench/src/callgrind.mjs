@@ -6,7 +6,7 @@
 // instructions by the requests.
 //
 //   node apps/bench/src/callgrind.mjs [--root <repository>] [--warmup 4000] [--requests 2000]
-//     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap] [--frameworks]
+//     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap [--signed]] [--frameworks]
 //     [--readme [--rounds 2]]
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
@@ -14,7 +14,8 @@
 // src/servers/, such as `packages-readme`, `soap-envelope-node`, `node-soap-node` or
 // `soap-floor-node` (given the bench token and its key, as run.mjs gives them). `--soap`
 // measures those three one after the other, with the same getCustomer request, and prints the
-// SOAP layer (server − floor) and the ratios node-soap / soap-envelope, whole server and layer.
+// SOAP layer (server − floor) and the ratios node-soap / soap-envelope, whole server and layer;
+// with `--signed`, their `-signed` scenarios (a request signed with WS-Security X.509, checked).
 // `--frameworks` measures packages-fastify and fastify-peers, then packages-hono and hono-peers,
 // and prints each peer's instructions over the packages' app on the same framework. `--readme`
 // measures readme-floor and packages-readme in turn, `--rounds` times, and prints the difference.
@@ -58,24 +59,31 @@ const outDir = keep ?? (await mkdtemp(join(tmpdir(), "svc-callgrind-")));
 await mkdir(outDir, { recursive: true });
 
 if (args.includes("--soap")) {
+  // `--signed`: the same three with the getCustomer request signed (WS-Security X.509), each
+  // SOAP server checking the signature (soap-envelope's wsSecurity; node-soap behind the checks
+  // a team writes around xml-crypto).
+  const signed = args.includes("--signed") ? "-signed" : "";
+  const [floorId, envelopeId, nodeSoapId] = ["soap-floor", "soap-envelope", "node-soap"].map(
+    (name) => `${name}${signed}-node`,
+  );
   const figures = {};
-  for (const id of ["soap-floor-node", "soap-envelope-node", "node-soap-node"]) {
+  for (const id of [floorId, envelopeId, nodeSoapId]) {
     figures[id] = await measure(id);
     console.log(JSON.stringify(figures[id]));
   }
-  const floor = mainThread(figures["soap-floor-node"]);
-  const envelope = mainThread(figures["soap-envelope-node"]);
-  const nodeSoap = mainThread(figures["node-soap-node"]);
+  const floor = mainThread(figures[floorId]);
+  const envelope = mainThread(figures[envelopeId]);
+  const nodeSoap = mainThread(figures[nodeSoapId]);
   const row = (name, value) =>
     `| ${name} | ${value.toLocaleString("en")} | ${(value - floor).toLocaleString("en")} |`;
   console.log(
     [
       "",
-      "| server (getCustomer, main thread) | instructions/message | SOAP layer (− floor) |",
+      `| server (getCustomer${signed ? " signed" : ""}, main thread) | instructions/message | SOAP layer (− floor) |`,
       "|---|---:|---:|",
-      row("soap-floor-node", floor),
-      row("soap-envelope-node", envelope),
-      row("node-soap-node", nodeSoap),
+      row(floorId, floor),
+      row(envelopeId, envelope),
+      row(nodeSoapId, nodeSoap),
       "",
       `node-soap / soap-envelope: whole server ${(nodeSoap / envelope).toFixed(2)} ×, ` +
         `SOAP layer ${((nodeSoap - floor) / (envelope - floor)).toFixed(2)} ×`,

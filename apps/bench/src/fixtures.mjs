@@ -1,5 +1,9 @@
 // Data and credentials shared by the harness and the baseline servers, so every server answers
 // the same request with the same representation.
+
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT } from "jose";
 
 /** The employee every `GET /employees/{id}` scenario asks for. */
@@ -104,3 +108,19 @@ export function requireBearer(key, onFailure) {
     next();
   };
 }
+
+/**
+ * The X.509 material of the signed SOAP scenarios (`BENCH_WSSE=signature`): a CA and a partner
+ * certificate it issued, with the partner's key, as soap-envelope's WS-Security suites use them.
+ */
+export const WSSE_FIXTURES = repositoryPath("packages/soap-envelope/src/__fixtures__/wsse");
+
+/** `path` in the repository, from this module's place in `src/` or bundled into `dist/servers/`. */
+function repositoryPath(path) {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, "package-lock.json"))) return join(dir, path);
+  throw new Error(`no repository above ${fileURLToPath(import.meta.url)} to find ${path} in`);
+}
+
+/** The signed scenarios' timestamp window: a signed message is sent again for the whole run. */
+export const WSSE_MAX_AGE_MS = 3_600_000;

@@ -1,10 +1,10 @@
 // Every load scenario: which server to start, and the one request the load generator repeats
 // against it (`{{seq}}` in its body or a header is filled in per request, see harness.mjs).
 // Scenarios that need code from the reference server say "not available yet" until it is there.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EMPLOYEE_ID } from "./fixtures.mjs";
+import { EMPLOYEE_ID, WSSE_FIXTURES } from "./fixtures.mjs";
 import { rawRequest, SEQ } from "./harness.mjs";
 import { referenceNodeFlags } from "./reference-flags.mjs";
 import { onRuntime, RUNTIMES } from "./runtimes.mjs";
@@ -45,6 +45,12 @@ export const groups = [
     id: "soap",
     title: "SOAP 1.2 getCustomer on /ws/customer (same WSDL)",
     baselines: ["node-soap", "node-soap-noauth", "node-soap-node", "node-soap-reference"],
+  },
+  {
+    id: "soap-signed",
+    title:
+      "SOAP 1.2 getCustomer signed with WS-Security X.509 (BinarySecurityToken; Body and Timestamp, RSA-SHA256, exclusive C14N) → 200",
+    baselines: ["node-soap-signed-node"],
   },
   // One table per runtime: the packages' Hono composition beside Hono's own middleware there.
   ...RUNTIMES.map((runtime) => ({
@@ -182,6 +188,32 @@ function soapEnvelope(customerId) {
 }
 
 const soapContentType = 'application/soap+xml; charset=utf-8; action="getCustomer"';
+
+/**
+ * getCustomer with customerId 1 as node-soap's WSSecurityCert signs it for the partner of the
+ * bench's WS-Security material: a BinarySecurityToken, a Timestamp (10 minutes), the Body and the
+ * Timestamp signed with RSA-SHA256 over exclusive C14N, `wsu:Id`s. One message, sent again and
+ * again (the signed servers keep no replay cache).
+ */
+async function signedGetCustomer() {
+  const { default: soap } = await import("soap");
+  const pem = (name) => readFileSync(join(WSSE_FIXTURES, name), "utf8");
+  const signer = new soap.WSSecurityCert(pem("partner.key"), pem("partner.pem"), "", {
+    signatureAlgorithm: "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
+    signerOptions: { idMode: "wssecurity" },
+  });
+  const unsigned = soapEnvelope(1).replace("<soap:Body>", "<soap:Header></soap:Header><soap:Body>");
+  return signer.postProcess(unsigned, "soap");
+}
+
+const signedGetCustomerInMemory = async () => ({
+  method: "POST",
+  path: "/ws/customer",
+  headers: { "content-type": soapContentType },
+  body: await signedGetCustomer(),
+  expectStatus: 200,
+  expectBody: /GetCustomerResponse/,
+});
 
 async function etagOf(url, path, headers) {
   const response = await rawRequest(url, { path, headers });
@@ -537,6 +569,51 @@ export const scenarios = [
           }
         : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
     prepare: getCustomerInMemory,
+  },
+  {
+    id: "soap-floor-signed-node",
+    group: "soap-signed",
+    label:
+      "floor: node:http reading the signed body, checking nothing, answering precomputed getCustomer bytes",
+    server: () => ({
+      script: script("soap-floor.mjs"),
+      env: { BENCH_FLOOR: "node" },
+      readyPath: "/ws/customer?wsdl",
+      readyStatus: 200,
+    }),
+    prepare: signedGetCustomerInMemory,
+  },
+  {
+    id: "soap-envelope-signed-node",
+    group: "soap-signed",
+    label:
+      "@svc/soap-envelope soapEndpoint with wsSecurity (signature, timestamp; no replay cache) on bare node:http",
+    server: () =>
+      existsSync(customerWsdl) && existsSync(soapEnvelopeSource)
+        ? {
+            script: script("soap-envelope-bare.mjs"),
+            nodeArgs: ["--import", tsLoader],
+            env: { BENCH_HTTP: "node", BENCH_WSSE: "signature" },
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
+    prepare: signedGetCustomerInMemory,
+  },
+  {
+    id: "node-soap-signed-node",
+    group: "soap-signed",
+    label: "node-soap soap.listen on bare node:http behind the same checks written around xml-crypto",
+    server: () =>
+      existsSync(customerWsdl)
+        ? {
+            script: script("node-soap.mjs"),
+            env: { BENCH_HTTP: "node", BENCH_WSSE: "signature" },
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
+    prepare: signedGetCustomerInMemory,
   },
   {
     id: "node-soap-reference",

@@ -1,7 +1,8 @@
 // The SOAP peer: node-soap serving getCustomer from the reference server's own WSDL (SOAP 1.2
 // binding) on an Express 5 app, the Bearer token checked by jose as the peer stack does, the
 // customers in memory. With BENCH_HTTP=node: `soap.listen` on a bare `http.createServer`, no
-// Bearer check, as soap-envelope-bare.mjs with BENCH_HTTP=node (issue 22 §2).
+// Bearer check, as soap-envelope-bare.mjs with BENCH_HTTP=node (issue 22 §2); with
+// BENCH_WSSE=signature besides, only requests signed by the bench's partner certificate.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -51,7 +52,7 @@ const notFound = (req, res) => {
   req.resume();
   res.writeHead(404).end();
 };
-const server = (app ?? createServer(notFound)).listen(benchPort(), "127.0.0.1", () => {
+const server = (app ?? createServer(notFound)).listen(benchPort(), "127.0.0.1", async () => {
   soap.listen(app ?? server, {
     path: "/ws/customer",
     services: service,
@@ -59,6 +60,15 @@ const server = (app ?? createServer(notFound)).listen(benchPort(), "127.0.0.1", 
     uri: wsdlPath,
     forceSoap12Headers: true,
   });
+  // BENCH_WSSE=signature (bare node:http only): node-soap's listener behind the signature checks
+  // a team writes around xml-crypto (./verify-signed.mjs), since node-soap checks none.
+  if (process.env.BENCH_WSSE === "signature") {
+    if (app) throw new Error("BENCH_WSSE=signature needs BENCH_HTTP=node");
+    const { verifyingListener } = await import("./verify-signed.mjs");
+    const [listener] = server.listeners("request");
+    server.removeAllListeners("request");
+    server.on("request", verifyingListener("/ws/customer", listener));
+  }
 });
 server.on("error", (error) => {
   console.error(error);

@@ -3,11 +3,21 @@
 // BENCH_HTTP=node: the same endpoint on a bare `http.createServer`, no Bearer check, as
 // node-soap.mjs with BENCH_HTTP=node (issue 22 §2). Runs from the package's TypeScript sources
 // through ../ts-loader.mjs.
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { soapEndpoint } from "@svc/soap-envelope/express";
 import express from "express";
-import { benchPort, benchVerificationKey, CUSTOMERS, exitOnSigterm, requireBearer } from "../fixtures.mjs";
+import {
+  benchPort,
+  benchVerificationKey,
+  CUSTOMERS,
+  exitOnSigterm,
+  requireBearer,
+  WSSE_FIXTURES,
+  WSSE_MAX_AGE_MS,
+} from "../fixtures.mjs";
 
 const wsdlPath = fileURLToPath(new URL("../../../reference-server/contracts/customer.wsdl", import.meta.url));
 const endpoint = soapEndpoint({
@@ -22,6 +32,16 @@ const endpoint = soapEndpoint({
     logEvent: async () => {},
     sendNotification: async () => {},
   },
+  // BENCH_WSSE=signature: only requests signed by the bench's partner certificate (Body and
+  // Timestamp), the replay cache off as node-soap's checks have none (the bench sends one
+  // signed message again and again).
+  ...(process.env.BENCH_WSSE === "signature" && {
+    wsSecurity: {
+      timestamp: { maxAgeMs: WSSE_MAX_AGE_MS },
+      replay: false,
+      signature: { trustedCertificates: [readFileSync(join(WSSE_FIXTURES, "ca.pem"), "utf8")] },
+    },
+  }),
 });
 
 if (process.env.BENCH_HTTP === "node") {
