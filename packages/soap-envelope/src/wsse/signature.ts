@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual, verify, X509Certificate } from "node:crypto";
+import { createHash, type KeyObject, timingSafeEqual, verify, type X509Certificate } from "node:crypto";
 import { WSU_NS } from "@svc/errors";
 import { DOMParser } from "@xmldom/xmldom";
-import { SaxesParser } from "saxes";
 import { ExclusiveCanonicalization } from "xml-crypto";
 import { WSSE_NS } from "../envelope/fault.js";
 import type { XmlElement } from "../xml/reader.js";
-import { trimXml } from "../xml/space.js";
+import { base64, certificate, type KnownCertificate, knownOf, trust } from "./certificates.js";
+import { cutAtHeader } from "./cut.js";
 import type { Attr, Document, Element, Node } from "./dom.js";
 import { wsseFault } from "./faults.js";
 import type { ResolvedSignature } from "./resolved.js";
@@ -19,6 +19,9 @@ import type { ResolvedSignature } from "./resolved.js";
 //     the references first; any order gives the same answer, this one costs an attacker more);
 //  3. the whole message: one Body, unique IDs, each reference's digest, and the parts that must
 //     be signed being the very elements the node processes (signature wrapping, below).
+// A service keeps what it learnt of the last certificates it was sent (the parsed certificate,
+// its key, whether a trusted certificate issued it), so a partner's certificate is parsed and its
+// issuer's signature checked once, not on every message; its validity dates are checked on each.
 // @see https://www.w3.org/TR/xmldsig-core1/#sec-CoreValidation
 // @see https://docs.oasis-open.org/wss-m/wss/v1.1.1/os/wss-x509TokenProfile-v1.1.1-os.html
 
@@ -34,7 +37,6 @@ const THUMBPRINT_SHA1 = "http://docs.oasis-open.org/wss/oasis-wss-soap-message-s
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 /** XML-DSig §4.4.3.3: a same-document reference `#id`; anything else is outside the envelope. */
 const ID_REFERENCE = /^#([A-Za-z_][\w.-]*)$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** What the signature check established. */
 export interface WsSignature {
@@ -63,6 +65,8 @@ export interface SignaturePlan {
   value: Buffer;
   references: Reference[];
   certificate: X509Certificate;
+  /** The certificate's public key. */
+  key: KeyObject;
 }
 
 const named = (e: XmlElement, ns: string, local: string) => e.namespace === ns && e.localName === local;
@@ -114,13 +118,14 @@ export function readSignature(
   }
   const references = refs.map((r) => readReference(r, options));
   const value = base64(signatureValue.text, options.maxSignatureBytes, "ds:SignatureValue");
-  const certificate = signingCertificate(keyInfo, children, options);
-  trust(certificate, options.trusted, now);
-  const type = certificate.publicKey.asymmetricKeyType;
+  const signer = signingCertificate(keyInfo, children, options);
+  trust(signer, now);
+  const { certificate, key } = signer;
+  const type = key.asymmetricKeyType;
   if ((algorithm === RSA_SHA256) !== (type === "rsa") || (algorithm === ECDSA_SHA256) !== (type === "ec")) {
     throw wsseFault("UnsupportedAlgorithm", `ds:SignatureMethod does not fit the certificate's ${type} key`);
   }
-  return { index: children.indexOf(signature), method: algorithm, value, references, certificate };
+  return { index: children.indexOf(signature), method: algorithm, value, references, certificate, key };
 }
 
 function readReference(ref: XmlElement, options: ResolvedSignature): Reference {
@@ -170,14 +175,6 @@ function readReference(ref: XmlElement, options: ResolvedSignature): Reference {
   return { id, digest: base64(digestValue.text, 32, "ds:DigestValue"), prefixes };
 }
 
-function base64(text: string, maxBytes: number, what: string): Buffer {
-  const compact = text.replace(/[\t\n\r ]+/g, "");
-  if (compact.length > Math.ceil(maxBytes / 3) * 4 || compact.length % 4 !== 0 || !BASE64.test(compact)) {
-    throw wsseFault("InvalidSecurity", `${what} is not base64 of at most ${maxBytes} bytes`);
-  }
-  return Buffer.from(compact, "base64");
-}
-
 /**
  * X.509 Token Profile 1.1 §3.2: the key is named by a wsse:SecurityTokenReference to a
  * wsse:BinarySecurityToken of this header (§3.2.1, `#id`), or by a key identifier, the SHA-1
@@ -187,7 +184,7 @@ function signingCertificate(
   keyInfo: XmlElement | undefined,
   security: readonly XmlElement[],
   options: ResolvedSignature,
-): X509Certificate {
+): KnownCertificate {
   const [holder] = keyInfo !== undefined && named(keyInfo, DS_NS, "KeyInfo") ? keyInfo.children : [];
   if (holder === undefined) throw wsseFault("SecurityTokenUnavailable", "ds:KeyInfo names no key");
   if (named(holder, DS_NS, "X509Data")) {
@@ -221,7 +218,9 @@ function signingCertificate(
     ref.attributes.ValueType === THUMBPRINT_SHA1
   ) {
     const thumbprint = base64(ref.text, 20, "wsse:KeyIdentifier").toString("hex");
-    const match = options.trusted.find((c) => c.fingerprint.replaceAll(":", "").toLowerCase() === thumbprint);
+    const match = knownOf(options).trusted.find(
+      (c) => c.certificate.fingerprint.replaceAll(":", "").toLowerCase() === thumbprint,
+    );
     if (match === undefined)
       throw wsseFault("SecurityTokenUnavailable", "no trusted certificate has that thumbprint");
     return match;
@@ -230,26 +229,6 @@ function signingCertificate(
     "UnsupportedSecurityToken",
     "the key must be a wsse:BinarySecurityToken, a thumbprint or ds:X509Data",
   );
-}
-
-function certificate(text: string, options: ResolvedSignature): X509Certificate {
-  const der = base64(trimXml(text), options.maxTokenBytes, "the X.509 certificate");
-  try {
-    return new X509Certificate(der);
-  } catch {
-    throw wsseFault("InvalidSecurityToken", "the X.509 certificate cannot be read");
-  }
-}
-
-/** The certificate equals a trusted one, or a trusted CA certificate issued it; valid now. */
-function trust(cert: X509Certificate, trusted: readonly X509Certificate[], now: number): void {
-  const valid = (c: X509Certificate) => Date.parse(c.validFrom) <= now && now <= Date.parse(c.validTo);
-  if (!valid(cert)) throw wsseFault("InvalidSecurityToken", "the certificate is not valid now");
-  for (const t of trusted) if (t.raw.equals(cert.raw)) return;
-  for (const t of trusted) {
-    if (t.ca && valid(t) && cert.checkIssued(t) && cert.verify(t.publicKey)) return;
-  }
-  throw wsseFault("FailedAuthentication", "the signing certificate is not trusted");
 }
 
 /** What step 3 needs of the message beside the plan. */
@@ -272,22 +251,35 @@ export function verifySignature(
   message: SignedMessage,
   options: ResolvedSignature,
 ): WsSignature {
-  // Step 2, on the header alone. Should that text not parse (an unusual serialization), the
-  // whole message does it, which step 3 reads in any case.
-  let verified: string | undefined;
-  const head = headerOnly(message.raw);
-  if (head !== undefined) {
-    const signedInfo = locate(parse(head), message, plan)?.signedInfo;
-    if (signedInfo !== undefined) verified = checkSignatureValue(plan, signedInfo);
+  // Step 2 on the header alone, then step 3 on the rest of the envelope: the message parsed once,
+  // in two parts. Should it not cut there (an unusual serialization), the whole message is
+  // parsed at once after the header alone.
+  const cut = cutAtHeader(message.raw);
+  const head = cut === undefined ? undefined : headerPart(cut.head, message, plan);
+  let located: Located;
+  let roots: [Element, number][];
+  if (cut !== undefined && head !== undefined) {
+    checkSignatureValue(plan, head.signedInfo);
+    const rest = parse(cut.rest).documentElement as Element;
+    const parts = children(rest);
+    const isPart = (e: Element, local: string) =>
+      e.namespaceURI === message.envelopeNs && e.localName === local;
+    if (parts.some((p) => isPart(p, "Header")))
+      throw wsseFault("InvalidSecurity", "the envelope has more than one env:Header");
+    const bodies = parts.filter((p) => isPart(p, "Body"));
+    if (bodies.length > 1) throw wsseFault("InvalidSecurity", "the envelope has more than one env:Body");
+    located = { ...head, body: bodies[0] ?? rest };
+    // The rest's envelope is the head's (whose Id is the head's): its children are its own.
+    roots = [[head.envelope, 1], ...parts.map((p): [Element, number] => [p, 2])];
+  } else {
+    const doc = parse(message.raw);
+    const whole = locate(doc, message, plan);
+    if (whole === undefined) throw wsseFault("InvalidSecurity", "the ds:Signature is not where it was read");
+    checkSignatureValue(plan, whole.signedInfo);
+    located = whole;
+    roots = [[doc.documentElement as Element, 1]];
   }
-  const doc = parse(message.raw);
-  const located = locate(doc, message, plan);
-  if (located === undefined) throw wsseFault("InvalidSecurity", "the ds:Signature is not where it was read");
-  const canon = canonical(located.signedInfo, prefixList(located.signedInfo));
-  // The SignedInfo of the whole message is the one verified, character for character.
-  if (verified === undefined) verified = checkSignatureValue(plan, located.signedInfo);
-  else if (canon !== verified) throw wsseFault("FailedCheck", "ds:SignedInfo differs from the one verified");
-  const ids = identifiers(doc.documentElement as Element, message.maxDepth);
+  const ids = identifiers(roots, message.maxDepth);
   const signed = new Set<Element>();
   for (const ref of plan.references) {
     const target = ids.get(ref.id);
@@ -324,16 +316,15 @@ export function verifySignature(
   return { certificate: plan.certificate, body, timestamp: stamped, headers };
 }
 
-function checkSignatureValue(plan: SignaturePlan, signedInfo: Element): string {
+function checkSignatureValue(plan: SignaturePlan, signedInfo: Element): void {
   const canon = canonical(signedInfo, prefixList(signedInfo));
-  const key = plan.certificate.publicKey;
+  const { key } = plan;
   const ok =
     plan.method === ECDSA_SHA256
       ? // XML-DSig 1.1 §6.4.3: the ECDSA value is r and s concatenated, not DER.
         verify("sha256", Buffer.from(canon), { key, dsaEncoding: "ieee-p1363" }, plan.value)
       : verify("sha256", Buffer.from(canon), key, plan.value);
   if (!ok) throw wsseFault("FailedCheck", "the ds:SignatureValue does not verify");
-  return canon;
 }
 
 function prefixList(signedInfo: Element): string[] {
@@ -359,10 +350,12 @@ function canonical(element: Element, prefixes: string[]): string {
       }
     }
   }
-  // The canonicalizer declares the listed prefixes on the element it is given: a copy.
-  const copy = element.cloneNode(true) as Element;
+  // The canonicalizer declares the listed prefixes of the ancestors on the element it is given,
+  // which would change the digest of a signed element around it: then it is given a copy.
+  const declares = prefixes.some((p) => seen.has(p));
+  const target = declares ? (element.cloneNode(true) as Element) : element;
   // xml-crypto declares the browser DOM types; xmldom's nodes are what it reads.
-  return new ExclusiveCanonicalization().process(copy as never, {
+  return new ExclusiveCanonicalization().process(target as never, {
     inclusiveNamespacesPrefixList: prefixes,
     ancestorNamespaces,
   });
@@ -402,9 +395,9 @@ function locate(doc: Document, message: SignedMessage, plan: SignaturePlan): Loc
  * Every element by ID: wsu:Id (WS-Security 1.1 §4), xml:id and the unqualified `Id`, `ID` and
  * `id` signers use. XSW: an ID held by two elements is refused, whichever a reference would find.
  */
-function identifiers(root: Element, maxDepth: number): Map<string, Element> {
+function identifiers(roots: [Element, number][], maxDepth: number): Map<string, Element> {
   const ids = new Map<string, Element>();
-  const stack: [Element, number][] = [[root, 1]];
+  const stack = roots;
   while (stack.length > 0) {
     const [element, depth] = stack.pop() as [Element, number];
     if (depth > maxDepth)
@@ -448,32 +441,40 @@ function parse(text: string): Document {
       `the message cannot be read for its signature (${String(msg).slice(0, 80)})`,
     );
   };
-  return new DOMParser({
+  // A variable, not a literal: the option is xmldom's (0.8), missing from its own declarations.
+  const options = {
     errorHandler: { warning: () => {}, error: fail, fatalError: fail },
-  }).parseFromString(text, "text/xml") as unknown as Document;
+    normalizeLineEndings: xml10LineEnds,
+  };
+  return new DOMParser(options).parseFromString(text, "text/xml") as unknown as Document;
 }
 
 /**
- * The message up to the end of its first child of the envelope (the Header), with the envelope
- * closed: what step 2 reads. Undefined when it cannot be cut there.
+ * XML 1.0 §2.11: CR LF and a lone CR are read as LF. xmldom's default also reads U+0085 and
+ * U+2028 as LF, which only XML 1.1 does: a signed text holding either would not digest as signed.
+ * @see https://www.w3.org/TR/xml/#sec-line-ends
  */
-function headerOnly(raw: string): string | undefined {
-  const parser = new SaxesParser({ position: true });
-  let depth = 0;
-  let root = "";
-  let end = -1;
-  parser.on("opentag", (tag) => {
-    depth++;
-    if (depth === 1) root = tag.name;
-  });
-  parser.on("closetag", () => {
-    if (depth === 2 && end < 0) end = parser.position;
-    depth--;
-  });
-  parser.on("error", () => {
-    end = -2;
-  });
-  for (let at = 0; at < raw.length && end === -1; at += 4096) parser.write(raw.slice(at, at + 4096));
-  if (end < 0 || raw[end - 1] !== ">") return undefined;
-  return `${raw.slice(0, end)}</${root}>`;
+function xml10LineEnds(text: string): string {
+  return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+}
+
+/**
+ * The signature's place in `head`: an envelope whose one child element is the Header. Undefined
+ * when `head` does not parse or is not that.
+ */
+function headerPart(
+  head: string,
+  message: SignedMessage,
+  plan: SignaturePlan,
+): (Omit<Located, "body"> & { envelope: Element }) | undefined {
+  let doc: Document;
+  try {
+    doc = parse(head);
+  } catch {
+    return undefined;
+  }
+  const envelope = doc.documentElement;
+  if (envelope === null || children(envelope).length !== 1) return undefined;
+  const located = locate(doc, message, plan);
+  return located === undefined ? undefined : { ...located, envelope };
 }

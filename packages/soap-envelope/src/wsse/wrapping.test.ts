@@ -147,3 +147,50 @@ describe("signature wrapping refused", () => {
       "#Env-1 holds or is inside the ds:Signature",
     ));
 });
+
+// The signature is checked on the message up to its Header's end tag, then the rest is read: the
+// places where that cut could go wrong still give the whole message's answer.
+describe("the message read in two parts", () => {
+  const accepted: [string, string][] = [
+    [
+      "a comment holding </soap:Header> in a header block",
+      '<x:Note xmlns:x="urn:x"><!-- </soap:Header> --></x:Note>',
+    ],
+    [
+      "a header block holding an x:Header of its own",
+      '<x:Meta xmlns:x="urn:x"><x:Header>h</x:Header></x:Meta>',
+    ],
+  ];
+  it.each(accepted)("%s → 200", async (_name, block) => {
+    const message = signByHand(stamped("42", block), [{ uri: "#Body-1" }, { uri: "#TS-1" }]);
+    expect((await post(svc.endpoint, message)).status).toBe(200);
+  });
+
+  it("an Envelope start tag with > in an attribute value → 200", async () => {
+    const message = signByHand(
+      stamped().replace("<soap:Envelope ", '<soap:Envelope xmlns:x="urn:x" x:note="a>b" '),
+      [{ uri: "#Body-1" }, { uri: "#TS-1" }],
+    );
+    expect((await post(svc.endpoint, message)).status).toBe(200);
+  });
+
+  it("a second Body after the signed one → 400, no handler runs", async () => {
+    const message = signed().replace(
+      "</soap:Body></soap:Envelope>",
+      `</soap:Body><soap:Body>${request("7")}</soap:Body></soap:Envelope>`,
+    );
+    const before = svc.seen.length;
+    expect((await post(svc.endpoint, message)).status).toBe(400);
+    expect(svc.seen.length).toBe(before);
+  });
+});
+
+describe("line ends of XML 1.0", () => {
+  it("a signed header block holding a literal U+2028 (a character in XML 1.0, not a line end) → 200", async () => {
+    // Signed as `&#x2028;`, the same text in XML 1.0, then sent as the character itself.
+    const to = `<wsa:To xmlns:wsa="${WSA}" xmlns:wsu="${WSU_NS}" wsu:Id="To-1">urn:customers&#x2028;</wsa:To>`;
+    const message = signByHand(stamped("42", to), [{ uri: "#Body-1" }, { uri: "#TS-1" }, { uri: "#To-1" }]);
+    expect(message).toContain("&#x2028;");
+    expect((await post(svc.endpoint, message.replace("&#x2028;", "\u2028"))).status).toBe(200);
+  });
+});

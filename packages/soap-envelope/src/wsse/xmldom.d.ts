@@ -36,6 +36,10 @@ export interface ErrorHandler {
 }
 
 export class DOMParser {
-  constructor(options?: { errorHandler?: ErrorHandler });
+  constructor(options?: {
+    errorHandler?: ErrorHandler;
+    /** Applied to the text before it is parsed (xmldom's default: XML 1.1's line ends). */
+    normalizeLineEndings?: (text: string) => string;
+  });
   parseFromString(text: string, mimeType: string): Document;
 }
