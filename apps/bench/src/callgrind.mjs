@@ -20,7 +20,7 @@
 // and prints each peer's instructions over the packages' app on the same framework. `--readme`
 // measures readme-floor and packages-readme in turn, `--rounds` times, and prints the difference.
 //
-// `BENCH_NODE_ARGS` adds Node.js flags to the measured server (`--perf-basic-prof` for
+// `BENCH_NODE_ARGS` adds Node.js flags to the measured server, the reference server too (`--perf-basic-prof` for
 // callgrind-profile.mjs, `--no-turbo-inlining` so each function keeps its own instructions);
 // NODE_OPTIONS takes only some of them.
 //
@@ -251,7 +251,10 @@ async function bundled(scenario, port, publicJwk) {
     const bundle = join(serverDir, "dist", "callgrind-main.mjs");
     await esbuild(join(serverDir, "src/main.ts"), bundle, sources);
     // As `npm start` of the checkout measured runs it (see referenceNodeFlags).
-    const nodeArgs = referenceNodeFlags(serverDir);
+    const nodeArgs = [
+      ...referenceNodeFlags(serverDir),
+      ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ];
     return { bundle, cwd: serverDir, env, nodeArgs, readyPath: "/health", readyStatus: 200 };
   }
   const spec = scenario.server();
