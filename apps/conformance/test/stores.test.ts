@@ -36,5 +36,8 @@ describe.skipIf(!redisUrl || !databaseUrl || runtimes.length === 0)("the stores 
         expect(replay?.body, path).toBe(first?.body);
       }
     },
+    // The first case packs the packages and bundles the entries, and each starts a runtime of
+    // its own: half a minute and more on a loaded two-core machine.
+    120_000,
   );
 });
