@@ -54,7 +54,7 @@ const known = new WeakMap<
 export function knownOf(options: ResolvedSignature) {
   let entry = known.get(options);
   if (entry === undefined) {
-    const trusted = options.trusted.map((certificate) => knownCertificate(certificate, undefined));
+    const trusted = options.trusted.map(knownCertificate);
     for (const t of trusted) t.anchor = t;
     entry = { trusted, sent: new Map() };
     known.set(options, entry);
@@ -62,16 +62,14 @@ export function knownOf(options: ResolvedSignature) {
   return entry;
 }
 
-function knownCertificate(
-  certificate: X509Certificate,
-  anchor: KnownCertificate | undefined,
-): KnownCertificate {
+/** `certificate` read once: its key and validity dates; no anchor yet. */
+function knownCertificate(certificate: X509Certificate): KnownCertificate {
   return {
     certificate,
     key: certificate.publicKey,
     validFrom: Date.parse(certificate.validFrom),
     validTo: Date.parse(certificate.validTo),
-    anchor,
+    anchor: undefined,
   };
 }
 
@@ -90,7 +88,7 @@ export function certificate(text: string, options: ResolvedSignature): KnownCert
   } catch {
     throw wsseFault("InvalidSecurityToken", "the X.509 certificate cannot be read");
   }
-  const entry = knownCertificate(read, undefined);
+  const entry = knownCertificate(read);
   entry.anchor =
     trusted.find((t) => t.certificate.raw.equals(read.raw)) ??
     trusted.find((t) => t.certificate.ca && read.checkIssued(t.certificate) && read.verify(t.key));

@@ -262,13 +262,9 @@ export function verifySignature(
     checkSignatureValue(plan, head.signedInfo);
     const rest = parse(cut.rest).documentElement as Element;
     const parts = children(rest);
-    const isPart = (e: Element, local: string) =>
-      e.namespaceURI === message.envelopeNs && e.localName === local;
-    if (parts.some((p) => isPart(p, "Header")))
-      throw wsseFault("InvalidSecurity", "the envelope has more than one env:Header");
-    const bodies = parts.filter((p) => isPart(p, "Body"));
-    if (bodies.length > 1) throw wsseFault("InvalidSecurity", "the envelope has more than one env:Body");
-    located = { ...head, body: bodies[0] ?? rest };
+    const { header, body } = envelopeParts(parts, message.envelopeNs);
+    if (header !== undefined) throw wsseFault("InvalidSecurity", "the envelope has more than one env:Header");
+    located = { ...head, body: body ?? rest };
     // The rest's envelope is the head's (whose Id is the head's): its children are its own.
     roots = [[head.envelope, 1], ...parts.map((p): [Element, number] => [p, 2])];
   } else {
@@ -373,13 +369,7 @@ interface Located {
 function locate(doc: Document, message: SignedMessage, plan: SignaturePlan): Located | undefined {
   const envelope = doc.documentElement;
   if (envelope === null) return undefined;
-  const parts = children(envelope);
-  const isPart = (e: Element, local: string) =>
-    e.namespaceURI === message.envelopeNs && e.localName === local;
-  const bodies = parts.filter((p) => isPart(p, "Body"));
-  const header = parts.find((p) => isPart(p, "Header"));
-  // XSW: a second Body, one of which would be verified and the other decoded.
-  if (bodies.length > 1) throw wsseFault("InvalidSecurity", "the envelope has more than one env:Body");
+  const { header, body } = envelopeParts(children(envelope), message.envelopeNs);
   const blocks = header === undefined ? [] : children(header);
   const security = blocks[message.securityIndex];
   if (security === undefined || security.namespaceURI !== WSSE_NS || security.localName !== "Security")
@@ -388,16 +378,27 @@ function locate(doc: Document, message: SignedMessage, plan: SignaturePlan): Loc
   const signedInfo = signature === undefined ? undefined : children(signature)[0];
   if (signature?.namespaceURI !== DS_NS || signedInfo?.localName !== "SignedInfo") return undefined;
   // The header alone (step 2) has no Body: its own stand-in.
-  return { security, signature, signedInfo, body: bodies[0] ?? envelope, blocks };
+  return { security, signature, signedInfo, body: body ?? envelope, blocks };
+}
+
+/** The envelope's (first) Header and its one Body among its child elements `parts`. */
+function envelopeParts(
+  parts: readonly Element[],
+  envelopeNs: string,
+): { header: Element | undefined; body: Element | undefined } {
+  const isPart = (e: Element, local: string) => e.namespaceURI === envelopeNs && e.localName === local;
+  const bodies = parts.filter((p) => isPart(p, "Body"));
+  // XSW: a second Body, one of which would be verified and the other decoded.
+  if (bodies.length > 1) throw wsseFault("InvalidSecurity", "the envelope has more than one env:Body");
+  return { header: parts.find((p) => isPart(p, "Header")), body: bodies[0] };
 }
 
 /**
- * Every element by ID: wsu:Id (WS-Security 1.1 §4), xml:id and the unqualified `Id`, `ID` and
+ * Every element by ID, below the `[element, depth]` pairs `stack` starts with: wsu:Id (WS-Security 1.1 §4), xml:id and the unqualified `Id`, `ID` and
  * `id` signers use. XSW: an ID held by two elements is refused, whichever a reference would find.
  */
-function identifiers(roots: [Element, number][], maxDepth: number): Map<string, Element> {
+function identifiers(stack: [Element, number][], maxDepth: number): Map<string, Element> {
   const ids = new Map<string, Element>();
-  const stack = roots;
   while (stack.length > 0) {
     const [element, depth] = stack.pop() as [Element, number];
     if (depth > maxDepth)
