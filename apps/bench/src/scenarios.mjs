@@ -571,51 +571,6 @@ export const scenarios = [
     prepare: getCustomerInMemory,
   },
   {
-    id: "soap-floor-signed-node",
-    group: "soap-signed",
-    label:
-      "floor: node:http reading the signed body, checking nothing, answering precomputed getCustomer bytes",
-    server: () => ({
-      script: script("soap-floor.mjs"),
-      env: { BENCH_FLOOR: "node" },
-      readyPath: "/ws/customer?wsdl",
-      readyStatus: 200,
-    }),
-    prepare: signedGetCustomerInMemory,
-  },
-  {
-    id: "soap-envelope-signed-node",
-    group: "soap-signed",
-    label:
-      "@svc/soap-envelope soapEndpoint with wsSecurity (signature, timestamp; no replay cache) on bare node:http",
-    server: () =>
-      existsSync(customerWsdl) && existsSync(soapEnvelopeSource)
-        ? {
-            script: script("soap-envelope-bare.mjs"),
-            nodeArgs: ["--import", tsLoader],
-            env: { BENCH_HTTP: "node", BENCH_WSSE: "signature" },
-            readyPath: "/ws/customer?wsdl",
-            readyStatus: 200,
-          }
-        : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
-    prepare: signedGetCustomerInMemory,
-  },
-  {
-    id: "node-soap-signed-node",
-    group: "soap-signed",
-    label: "node-soap soap.listen on bare node:http behind the same checks written around xml-crypto",
-    server: () =>
-      existsSync(customerWsdl)
-        ? {
-            script: script("node-soap.mjs"),
-            env: { BENCH_HTTP: "node", BENCH_WSSE: "signature" },
-            readyPath: "/ws/customer?wsdl",
-            readyStatus: 200,
-          }
-        : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
-    prepare: signedGetCustomerInMemory,
-  },
-  {
     id: "node-soap-reference",
     group: "soap",
     label: "node-soap mounted on the reference server (same SQLite, jose check, no app middleware)",
@@ -683,3 +638,35 @@ export const scenarios = [
     },
   ]),
 ];
+
+/**
+ * The signed getCustomer (group `soap-signed`): the three node:http servers of the SOAP group,
+ * each given `BENCH_WSSE=signature` (the SOAP servers check the signature; the floor reads the
+ * body and checks nothing) and sent the signed request.
+ */
+for (const [id, label] of [
+  [
+    "soap-floor-node",
+    "floor: node:http reading the signed body, checking nothing, answering precomputed getCustomer bytes",
+  ],
+  [
+    "soap-envelope-node",
+    "@svc/soap-envelope soapEndpoint with wsSecurity (signature, timestamp; no replay cache) on bare node:http",
+  ],
+  [
+    "node-soap-node",
+    "node-soap soap.listen on bare node:http behind the same checks written around xml-crypto",
+  ],
+]) {
+  const base = scenarios.find((scenario) => scenario.id === id);
+  scenarios.push({
+    id: id.replace(/-node$/, "-signed-node"),
+    group: "soap-signed",
+    label,
+    server: () => {
+      const spec = base.server();
+      return spec.unavailable ? spec : { ...spec, env: { ...spec.env, BENCH_WSSE: "signature" } };
+    },
+    prepare: signedGetCustomerInMemory,
+  });
+}
