@@ -17,6 +17,7 @@ import type { ApiVersion } from "./steps.js";
 import { writeValue } from "./write.js";
 
 export { asyncRoute, type NextFunction } from "./async-route.js";
+export { type ChainedHandler, chain } from "./chain.js";
 
 /** The parts of an Express (4 or 5) request the adapter reads and sets. */
 export interface PipelineIncoming extends IncomingMessage {

@@ -1,9 +1,10 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
+import { chain } from "@svc/kernel/express";
 import { type SoapEndpointOptions, soapFaults, WSSE_NS } from "@svc/soap-envelope";
 import { soapEndpoint } from "@svc/soap-envelope/express";
 import express, { type RequestHandler } from "express";
-import { chain, mountAt } from "../chain.js";
+import { mountAt } from "../chain.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
