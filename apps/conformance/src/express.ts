@@ -4,7 +4,7 @@ import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
 import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/express";
 import { idempotency } from "@svc/idempotency/express";
 import type { ApiVersion } from "@svc/kernel";
-import { expressAdapter } from "@svc/kernel/express";
+import { chain, expressAdapter } from "@svc/kernel/express";
 import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
 import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
@@ -45,12 +45,12 @@ export function expressApp(framework: typeof express): RequestListener {
   // Routes match as Fastify's and Hono's routers match them: case-sensitive, `/x/` is not `/x`.
   app.set("case sensitive routing", true);
   app.set("strict routing", true);
-  // The version first: its fields are on every response, a gate's refusal included.
-  app.use(svc.prepare);
-  app.use(crossOrigin(CORS));
-  app.use(rateLimit(LIMIT));
-  app.use(allowedHosts(HOSTS));
-  app.use(authenticate(authOptions()));
+  // The version first: its fields are on every response, a gate's refusal included. Every
+  // request passes these, so they are one router layer (@svc/kernel's README, "Express: one layer
+  // for the middleware every request passes").
+  app.use(
+    chain(svc.prepare, crossOrigin(CORS), rateLimit(LIMIT), allowedHosts(HOSTS), authenticate(authOptions())),
+  );
   // The endpoint's error handler on its path: a refusal in front (429, 401) is a SOAP fault there.
   app.use(SOAP_PATH, soapEndpoint(soapOptions()), soapErrorHandler());
   app.use(parseBody(BODY));

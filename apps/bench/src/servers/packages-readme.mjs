@@ -20,7 +20,7 @@ import { allowedHosts, hrefFor } from "@svc/hal/express";
 import { MemoryStore } from "@svc/idempotency";
 import { idempotency } from "@svc/idempotency/express";
 import { reply } from "@svc/kernel";
-import { expressAdapter } from "@svc/kernel/express";
+import { chain, expressAdapter } from "@svc/kernel/express";
 import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
 import { versionedPath } from "@svc/versioning";
@@ -50,17 +50,22 @@ if (process.env.BENCH_OTEL === "on") {
 
 const app = express();
 
-// @svc/hal, "Allowed hosts": links are built from Host, so only the service's own hosts answer.
-app.use(allowedHosts(["127.0.0.1", "localhost"]));
-// @svc/versioning: the version is decided before routing (a /v<N> prefix stripped).
-app.use(svc.prepare);
-// @svc/negotiate, crossOrigin: the same origin list as the peer stack's `cors`.
-app.use(crossOrigin({ origins: ["https://app.example.com"] }));
-// @svc/auth, "Use": Bearer JWTs (ES256, one public key), issuer and audience checked.
-app.use(authenticate(readmeAuth));
-// @svc/ratelimit, "Examples": after authenticate, so limits apply per principal. The same limit
-// as the peer stack's express-rate-limit: counted on every request, never hit.
-app.use(rateLimit({ limit: 1_000_000, windowMs: 1000 }));
+// @svc/kernel, "Express: one layer for the middleware every request passes".
+app.use(
+  chain(
+    // @svc/hal, "Allowed hosts": links are built from Host, so only the service's own hosts answer.
+    allowedHosts(["127.0.0.1", "localhost"]),
+    // @svc/versioning: the version is decided before routing (a /v<N> prefix stripped).
+    svc.prepare,
+    // @svc/negotiate, crossOrigin: the same origin list as the peer stack's `cors`.
+    crossOrigin({ origins: ["https://app.example.com"] }),
+    // @svc/auth, "Use": Bearer JWTs (ES256, one public key), issuer and audience checked.
+    authenticate(readmeAuth),
+    // @svc/ratelimit, "Examples": after authenticate, so limits apply per principal. The same
+    // limit as the peer stack's express-rate-limit: counted on every request, never hit.
+    rateLimit({ limit: 1_000_000, windowMs: 1000 }),
+  ),
+);
 
 // The plain document (`toJSON()`), not the HalResource: @svc/negotiate's `xml` walks the object's
 // own properties and renders a HalResource as an empty `<resource/>` (JSON is the same either way).
