@@ -51,6 +51,42 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
     ["redis", () => node],
   ] as const;
 
+  describe("a node-redis cluster that gave up on a redirection: the store follows it", () => {
+    /** A cluster whose own `sendCommand` always ends on `first`; its nodes are the shared Redis. */
+    function gaveUp(first: string) {
+      const sent: string[] = [];
+      const cluster = {
+        getSlotMaster: () => undefined,
+        nodeByAddress: new Map([["10.0.0.2:6379", "10.0.0.2:6379"]]),
+        nodeClient: (address: never) => ({
+          sendCommand: (args: string[]) => {
+            sent.push(`${address} ${args[0]}`);
+            return args[0] === "ASKING" ? Promise.resolve("OK") : node.sendCommand(args);
+          },
+        }),
+        sendCommand: () => Promise.reject(new Error(first)),
+      };
+      return { cluster, sent };
+    }
+
+    it.each([
+      ["MOVED", []],
+      ["ASK", ["10.0.0.2:6379 ASKING"]],
+    ])("%s to a known node → the claim made there, once", async (redirection, asking) => {
+      const { cluster, sent } = gaveUp(`${redirection} 1234 10.0.0.2:6379`);
+      const store = new RedisStore({ client: cluster, prefix: `${prefix}redirected:${redirection}:` });
+      expect((await store.claim("k", "f", 60_000)).outcome).toBe("claimed");
+      expect((await store.claim("k", "f", 60_000)).outcome).toBe("in-flight");
+      expect(sent.filter((line) => line.endsWith("ASKING"))).toEqual([...asking, ...asking]);
+    });
+
+    it("MOVED to a node the cluster does not know → the error, not a claim", async () => {
+      const { cluster } = gaveUp("MOVED 1234 10.9.9.9:6379");
+      const store = new RedisStore({ client: cluster, prefix: `${prefix}redirected:lost:` });
+      await expect(store.claim("k", "f", 60_000)).rejects.toThrow("MOVED 1234 10.9.9.9:6379");
+    });
+  });
+
   describe.each(clients)("with the %s client", (name, client) => {
     const store = (label: string, extra: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
       new RedisStore({ client: client(), prefix: `${prefix}${name}:${label}:`, ...extra });

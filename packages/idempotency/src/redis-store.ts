@@ -22,32 +22,51 @@ export interface NodeRedisLike {
 export interface NodeRedisClusterLike {
   sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>;
   getSlotMaster(slot: number): unknown;
-  /** Masters by `host:port`: where an `ASK` redirection the cluster gave up on is followed. */
+  /** Masters by `host:port`: where an `ASK` or `MOVED` redirection the cluster gave up on is followed. */
   readonly nodeByAddress?: ReadonlyMap<string, unknown> | undefined;
   /** The connected client of one node of `nodeByAddress`. */
   nodeClient?(node: never): NodeRedisLike | Promise<NodeRedisLike>;
 }
 
 /**
- * Sends `args` once more to the node an `ASK` error names, when a node-redis cluster client gave
- * up on one. Redis Cluster spec, "ASK redirection": "the client should send the query to the
- * specified node" after "the ASKING command [which] sets a one-time flag on the client that
- * forces a node to serve a query about an IMPORTING slot"; without the flag the importing node
- * answers MOVED back. node-redis 4 sends ASKING and the command as two separate round trips, so
- * under concurrency another command on the same connection can take the one-time flag, and the
- * cluster client ends on an `ASK` error after `maxCommandRedirections`. Here ASKING and the
- * command are queued in the same tick, so nothing is written between them. An `ASK` reply means
- * the command did not run, so it is sent at most once in total. Anything else is rethrown as is.
+ * Follows the redirection a node-redis cluster gave up on: the command goes to the node an `ASK`
+ * or `MOVED` error names, at most {@link MAX_REDIRECTIONS} times. Redis Cluster spec, "ASK
+ * redirection": the client should "send the query to the specified node" after "the ASKING
+ * command [which] sets a one-time flag on the client that forces a node to serve a query about an
+ * IMPORTING slot"; without the flag the importing node answers MOVED back to the old owner.
+ * node-redis 4 sends ASKING and the command as two separate round trips, so under concurrency
+ * another command on the same connection can take the one-time flag, and after
+ * `maxCommandRedirections` of ASK and MOVED the cluster client rejects with the last of them.
+ * Here ASKING and the command are queued in the same tick, so nothing is written between them.
+ * An `ASK` or `MOVED` reply means the command did not run, so nothing runs twice. Anything else,
+ * or a node the cluster does not know, is rethrown as is.
  * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#ask-redirection
+ * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#moved-redirection
  */
-async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: string[]): Promise<unknown> {
-  const ask = err instanceof Error ? /^ASK \d+ (\S+)$/.exec(err.message) : null;
-  const node = ask ? cluster.nodeByAddress?.get(ask[1] as string) : undefined;
-  if (node === undefined || typeof cluster.nodeClient !== "function") throw err;
-  const client = await cluster.nodeClient(node as never);
-  const [, reply] = await Promise.all([client.sendCommand(["ASKING"]), client.sendCommand(args)]);
-  return reply;
+async function followRedirection(
+  cluster: NodeRedisClusterLike,
+  err: unknown,
+  args: string[],
+): Promise<unknown> {
+  let error = err;
+  for (let hop = 0; hop < MAX_REDIRECTIONS; hop++) {
+    const redirect = error instanceof Error ? /^(ASK|MOVED) \d+ (\S+)$/.exec(error.message) : null;
+    const node = redirect ? cluster.nodeByAddress?.get(redirect[2] as string) : undefined;
+    if (redirect === null || node === undefined || typeof cluster.nodeClient !== "function") throw error;
+    const client = await cluster.nodeClient(node as never);
+    try {
+      if (redirect[1] === "MOVED") return await client.sendCommand(args);
+      const [, reply] = await Promise.all([client.sendCommand(["ASKING"]), client.sendCommand(args)]);
+      return reply;
+    } catch (next) {
+      error = next;
+    }
+  }
+  throw error;
 }
+
+/** How many redirections {@link followRedirection} follows after the cluster client's own. */
+const MAX_REDIRECTIONS = 5;
 
 /**
  * Options of {@link RedisStore}.
@@ -208,7 +227,7 @@ export class RedisStore implements IdempotencyStore {
     ) {
       const cluster = client as NodeRedisClusterLike;
       this.#send = (key, args) =>
-        cluster.sendCommand(key, false, args).catch((err: unknown) => followAsk(cluster, err, args));
+        cluster.sendCommand(key, false, args).catch((err: unknown) => followRedirection(cluster, err, args));
     } else if (client && typeof client.sendCommand === "function") {
       const node = client as NodeRedisLike;
       this.#send = (_key, args) => node.sendCommand(args);

@@ -110,6 +110,94 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
     await nr.quit();
   });
 
+  describe("a node-redis cluster that gave up on a redirection: the store follows it", () => {
+    /**
+     * A node-redis cluster, structurally, whose own `sendCommand` always ends on `first` (as
+     * node-redis 4 does after `maxCommandRedirections` under a reshard), and whose nodes are
+     * `nodes` by address: each answers as `answers[address]` says, or is the shared Redis.
+     */
+    function gaveUp(
+      first: string,
+      answers: Record<string, (args: string[]) => Promise<unknown> | undefined>,
+    ) {
+      const sent: string[] = [];
+      const nodeClient = (address: string) => ({
+        sendCommand: (args: string[]) => {
+          sent.push(`${address} ${args[0]}`);
+          if (args[0] === "ASKING") return Promise.resolve("OK");
+          return answers[address]?.(args) ?? nr.sendCommand(args);
+        },
+      });
+      const addresses = ["10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"];
+      const cluster = {
+        masters: [{ client: { options: { disableOfflineQueue: true } } }],
+        nodeByAddress: new Map(addresses.map((a) => [a, a])),
+        nodeClient: (node: never) => nodeClient(node as string),
+        sendCommand: () => Promise.reject(new Error(first)),
+      };
+      return { cluster, sent };
+    }
+
+    it("MOVED to a known node → the decision made there", async () => {
+      const { cluster, sent } = gaveUp("MOVED 1234 10.0.0.2:6379", {});
+      const limiter = createRateLimiter({
+        algorithm: "fixed-window",
+        limit: 2,
+        windowMs: 60_000,
+        store: new RedisStore({ client: cluster, prefix: `${prefix}moved:` }),
+      });
+      expect((await limiter.consume("k")).allowed).toBe(true);
+      expect((await limiter.consume("k")).allowed).toBe(true);
+      expect((await limiter.consume("k")).allowed).toBe(false);
+      expect(sent.every((line) => line.startsWith("10.0.0.2:6379 "))).toBe(true);
+    });
+
+    it("MOVED to the importing node, MOVED back, then ASK → ASKING with the script there, counted once", async () => {
+      const moved = () => Promise.reject(new Error("MOVED 1234 10.0.0.1:6379"));
+      const ask = () => Promise.reject(new Error("ASK 1234 10.0.0.3:6379"));
+      let asked = 0;
+      const { cluster, sent } = gaveUp("MOVED 1234 10.0.0.3:6379", {
+        // without ASKING the importing node sends the client back; the old owner answers ASK once
+        "10.0.0.3:6379": (args) => (sent.at(-2) === "10.0.0.3:6379 ASKING" ? nr.sendCommand(args) : moved()),
+        "10.0.0.1:6379": () => (asked++ === 0 ? ask() : undefined),
+      });
+      const limiter = createRateLimiter({
+        algorithm: "fixed-window",
+        limit: 1,
+        windowMs: 60_000,
+        store: new RedisStore({ client: cluster, prefix: `${prefix}ask:` }),
+      });
+      expect((await limiter.consume("k")).allowed).toBe(true);
+      expect(sent.slice(0, 4)).toEqual([
+        "10.0.0.3:6379 evalsha",
+        "10.0.0.1:6379 evalsha",
+        "10.0.0.3:6379 ASKING",
+        "10.0.0.3:6379 evalsha",
+      ]);
+    });
+
+    it("a node the cluster does not know, or redirections without end → the error, not a decision", async () => {
+      const unknown = gaveUp("MOVED 1234 10.9.9.9:6379", {});
+      const endless = gaveUp("MOVED 1234 10.0.0.1:6379", {
+        "10.0.0.1:6379": () => Promise.reject(new Error("MOVED 1234 10.0.0.2:6379")),
+        "10.0.0.2:6379": () => Promise.reject(new Error("MOVED 1234 10.0.0.1:6379")),
+      });
+      for (const [{ cluster }, message] of [
+        [unknown, "MOVED 1234 10.9.9.9:6379"],
+        [endless, "MOVED 1234"],
+      ] as const) {
+        const store = new RedisStore({
+          client: cluster,
+          prefix: `${prefix}lost:${message}:`,
+          timeoutMs: 5_000,
+        });
+        const limiter = createRateLimiter({ algorithm: "fixed-window", limit: 1, windowMs: 60_000, store });
+        await expect(limiter.consume("k")).rejects.toThrow(message);
+      }
+      expect(endless.sent.length).toBeLessThanOrEqual(5);
+    });
+  });
+
   for (const algorithm of ["fixed-window", "sliding-window", "gcra"] as Algorithm[]) {
     for (const kind of ["ioredis", "redis"] as const) {
       it(`${algorithm} via ${kind}: limit 3 → 3 allowed, the 4th denied with a wait`, async () => {

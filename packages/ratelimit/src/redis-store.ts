@@ -61,7 +61,7 @@ export interface NodeRedisClusterLike {
   readonly masters: readonly { readonly client?: unknown }[];
   /** node-redis 5+: the options given to `createCluster` (node-redis 4 keeps them private). */
   readonly _options?: { defaults?: { disableOfflineQueue?: boolean | undefined } | undefined } | undefined;
-  /** Masters by `host:port`: where an `ASK` redirection the cluster gave up on is followed. */
+  /** Masters by `host:port`: where an `ASK` or `MOVED` redirection the cluster gave up on is followed. */
   readonly nodeByAddress?: ReadonlyMap<string, unknown> | undefined;
   /** The connected client of one node of `nodeByAddress`. */
   nodeClient?(node: never): NodeRedisLike | Promise<NodeRedisLike>;
@@ -178,7 +178,7 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
     // A cluster's sendCommand routes by its first argument: the key whose slot picks the master.
     // The script writes, so it must run on the master (isReadonly false).
     return (key, args) =>
-      client.sendCommand(key, false, args).catch((err: unknown) => followAsk(client, err, args));
+      client.sendCommand(key, false, args).catch((err: unknown) => followRedirection(client, err, args));
   }
   if (typeof client.sendCommand === "function") {
     if (client.options && client.options.disableOfflineQueue !== true)
@@ -207,25 +207,44 @@ function clusterQueues(client: NodeRedisClusterLike): boolean | undefined {
 }
 
 /**
- * Sends `args` to the node an `ASK` error names, when a node-redis cluster gave up on following
- * it. Redis Cluster spec, "ASK redirection": the client should "send the query to the specified
- * node" preceded by ASKING, which "sets a one-time flag on the client that forces a node to
- * serve a query about an IMPORTING slot"; without it the importing node answers MOVED back.
- * node-redis 4 awaits ASKING before sending the command, so under concurrency another command on
- * that connection can take the one-time flag, and after `maxCommandRedirections` the cluster
- * rejects with the `ASK` error itself. Here ASKING and the script are queued in the same tick, so
- * nothing is written between them. An `ASK` reply means the script did not run, so this sends it
- * at most once in all: nothing counts twice. Any other error is rethrown unchanged.
+ * Follows the redirection a node-redis cluster gave up on: the command goes to the node an `ASK`
+ * or `MOVED` error names, at most {@link MAX_REDIRECTIONS} times. Redis Cluster spec, "ASK
+ * redirection": the client should "send the query to the specified node" after "the ASKING
+ * command [which] sets a one-time flag on the client that forces a node to serve a query about an
+ * IMPORTING slot"; without the flag the importing node answers MOVED back to the old owner.
+ * node-redis 4 sends ASKING and the command as two separate round trips, so under concurrency
+ * another command on the same connection can take the one-time flag, and after
+ * `maxCommandRedirections` of ASK and MOVED the cluster client rejects with the last of them.
+ * Here ASKING and the command are queued in the same tick, so nothing is written between them.
+ * An `ASK` or `MOVED` reply means the command did not run, so nothing runs twice. Anything else,
+ * or a node the cluster does not know, is rethrown as is.
  * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#ask-redirection
+ * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#moved-redirection
  */
-async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: string[]): Promise<unknown> {
-  const ask = err instanceof Error ? /^ASK \d+ (\S+)$/.exec(err.message) : null;
-  const node = ask ? cluster.nodeByAddress?.get(ask[1] as string) : undefined;
-  if (node === undefined || typeof cluster.nodeClient !== "function") throw err;
-  const target = await cluster.nodeClient(node as never);
-  const [, reply] = await Promise.all([target.sendCommand(["ASKING"]), target.sendCommand(args)]);
-  return reply;
+async function followRedirection(
+  cluster: NodeRedisClusterLike,
+  err: unknown,
+  args: string[],
+): Promise<unknown> {
+  let error = err;
+  for (let hop = 0; hop < MAX_REDIRECTIONS; hop++) {
+    const redirect = error instanceof Error ? /^(ASK|MOVED) \d+ (\S+)$/.exec(error.message) : null;
+    const node = redirect ? cluster.nodeByAddress?.get(redirect[2] as string) : undefined;
+    if (redirect === null || node === undefined || typeof cluster.nodeClient !== "function") throw error;
+    const target = await cluster.nodeClient(node as never);
+    try {
+      if (redirect[1] === "MOVED") return await target.sendCommand(args);
+      const [, reply] = await Promise.all([target.sendCommand(["ASKING"]), target.sendCommand(args)]);
+      return reply;
+    } catch (next) {
+      error = next;
+    }
+  }
+  throw error;
 }
+
+/** How many redirections {@link followRedirection} follows after the cluster client's own. */
+const MAX_REDIRECTIONS = 5;
 
 /** An ioredis `Cluster` or a node-redis `createCluster`. */
 function isCluster(client: AnyClient): boolean {
