@@ -1,4 +1,4 @@
-import { checkOptionNames, digest } from "@svc/kernel/internal";
+import { checkOptionNames, digest, followRedirection } from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
 import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
@@ -27,46 +27,6 @@ export interface NodeRedisClusterLike {
   /** The connected client of one node of `nodeByAddress`. */
   nodeClient?(node: never): NodeRedisLike | Promise<NodeRedisLike>;
 }
-
-/**
- * Follows the redirection a node-redis cluster gave up on: the command goes to the node an `ASK`
- * or `MOVED` error names, at most {@link MAX_REDIRECTIONS} times. Redis Cluster spec, "ASK
- * redirection": the client should "send the query to the specified node" after "the ASKING
- * command [which] sets a one-time flag on the client that forces a node to serve a query about an
- * IMPORTING slot"; without the flag the importing node answers MOVED back to the old owner.
- * node-redis 4 sends ASKING and the command as two separate round trips, so under concurrency
- * another command on the same connection can take the one-time flag, and after
- * `maxCommandRedirections` of ASK and MOVED the cluster client rejects with the last of them.
- * Here ASKING and the command are queued in the same tick, so nothing is written between them.
- * An `ASK` or `MOVED` reply means the command did not run, so nothing runs twice. Anything else,
- * or a node the cluster does not know, is rethrown as is.
- * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#ask-redirection
- * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#moved-redirection
- */
-async function followRedirection(
-  cluster: NodeRedisClusterLike,
-  err: unknown,
-  args: string[],
-): Promise<unknown> {
-  let error = err;
-  for (let hop = 0; hop < MAX_REDIRECTIONS; hop++) {
-    const redirect = error instanceof Error ? /^(ASK|MOVED) \d+ (\S+)$/.exec(error.message) : null;
-    const node = redirect ? cluster.nodeByAddress?.get(redirect[2] as string) : undefined;
-    if (redirect === null || node === undefined || typeof cluster.nodeClient !== "function") throw error;
-    const client = await cluster.nodeClient(node as never);
-    try {
-      if (redirect[1] === "MOVED") return await client.sendCommand(args);
-      const [, reply] = await Promise.all([client.sendCommand(["ASKING"]), client.sendCommand(args)]);
-      return reply;
-    } catch (next) {
-      error = next;
-    }
-  }
-  throw error;
-}
-
-/** How many redirections {@link followRedirection} follows after the cluster client's own. */
-const MAX_REDIRECTIONS = 5;
 
 /**
  * Options of {@link RedisStore}.

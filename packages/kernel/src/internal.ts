@@ -39,6 +39,7 @@ export {
   optionErrorCode,
   refusedOption,
 } from "./option-error.js";
+export { followRedirection, type RedirectedClient, type RedirectingCluster } from "./redis-redirection.js";
 export { type RequestSlot, requestSlot } from "./request-slot.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { resolveUnreadBody, unreadBodyAction } from "./unread-body.js";
