@@ -34,17 +34,31 @@ export function asyncRoute<Req = IncomingMessage, Res = ServerResponse, Next = N
     );
   }
   return function asyncRouteHandler(req, res, next): void {
-    const fail = (err: unknown) =>
-      (next as NextFunction)(err || new Error("The route handler's promise was rejected without a reason"));
-    let result: unknown;
-    try {
-      result = handler(req, res, next);
-    } catch (err) {
-      fail(err);
-      return;
-    }
-    if (typeof (result as PromiseLike<unknown> | null)?.then === "function") {
-      (result as PromiseLike<unknown>).then(undefined, fail);
-    }
+    callCaught(handler, req, res, next, (err) =>
+      (next as NextFunction)(err || new Error("The route handler's promise was rejected without a reason")),
+    );
   };
+}
+
+/**
+ * Calls `handler(req, res, next)`; what it throws, or its returned promise's rejection, goes to
+ * `fail` (`thrown` telling which), for {@link asyncRoute} and `chain`.
+ */
+export function callCaught<Req, Res, Next>(
+  handler: (req: Req, res: Res, next: Next) => unknown,
+  req: Req,
+  res: Res,
+  next: Next,
+  fail: (err: unknown, thrown: boolean) => void,
+): void {
+  let result: unknown;
+  try {
+    result = handler(req, res, next);
+  } catch (err) {
+    fail(err, true);
+    return;
+  }
+  if (typeof (result as PromiseLike<unknown> | null)?.then === "function") {
+    (result as PromiseLike<unknown>).then(undefined, (err: unknown) => fail(err, false));
+  }
 }

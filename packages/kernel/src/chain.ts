@@ -1,4 +1,4 @@
-import type { NextFunction } from "./async-route.js";
+import { callCaught, type NextFunction } from "./async-route.js";
 import { refusedOption } from "./option-error.js";
 
 /**
@@ -74,18 +74,16 @@ export function chain<const H extends readonly ChainedHandler[]>(
         next();
         return;
       }
-      let result: unknown;
-      try {
-        result = handler(req, res, step);
-      } catch (thrown) {
-        next(thrown ?? new Error("A chained middleware threw without a value"));
-        return;
-      }
-      if (typeof (result as PromiseLike<unknown> | null | undefined)?.then === "function") {
-        (result as PromiseLike<unknown>).then(undefined, (reason: unknown) =>
-          next(reason ?? new Error("A chained middleware's promise was rejected without a reason")),
-        );
-      }
+      callCaught(handler, req, res, step, (err, thrown) =>
+        next(
+          err ??
+            new Error(
+              thrown
+                ? "A chained middleware threw without a value"
+                : "A chained middleware's promise was rejected without a reason",
+            ),
+        ),
+      );
     };
     step();
   };
