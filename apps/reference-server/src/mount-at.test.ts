@@ -1,7 +1,7 @@
 import { type Listening, listen, rawExchange } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mountAt } from "./chain.js";
+import { mountAt } from "./mount-at.js";
 
 // What the mounted handlers and the handler after them see, for the same requests, with
 // mountAt and with the router's use(prefix, ...) it stands in for.

@@ -138,14 +138,18 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
       return { cluster, sent };
     }
 
+    /** A fixed-window limiter of `limit` an hour, its store on `cluster`. */
+    const limiterOn = (cluster: ReturnType<typeof gaveUp>["cluster"], label: string, limit: number) =>
+      createRateLimiter({
+        algorithm: "fixed-window",
+        limit,
+        windowMs: 60_000,
+        store: new RedisStore({ client: cluster, prefix: `${prefix}${label}:`, timeoutMs: 5_000 }),
+      });
+
     it("MOVED to a known node → the decision made there", async () => {
       const { cluster, sent } = gaveUp("MOVED 1234 10.0.0.2:6379", {});
-      const limiter = createRateLimiter({
-        algorithm: "fixed-window",
-        limit: 2,
-        windowMs: 60_000,
-        store: new RedisStore({ client: cluster, prefix: `${prefix}moved:` }),
-      });
+      const limiter = limiterOn(cluster, "moved", 2);
       expect((await limiter.consume("k")).allowed).toBe(true);
       expect((await limiter.consume("k")).allowed).toBe(true);
       expect((await limiter.consume("k")).allowed).toBe(false);
@@ -161,12 +165,7 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
         "10.0.0.3:6379": (args) => (sent.at(-2) === "10.0.0.3:6379 ASKING" ? nr.sendCommand(args) : moved()),
         "10.0.0.1:6379": () => (asked++ === 0 ? ask() : undefined),
       });
-      const limiter = createRateLimiter({
-        algorithm: "fixed-window",
-        limit: 1,
-        windowMs: 60_000,
-        store: new RedisStore({ client: cluster, prefix: `${prefix}ask:` }),
-      });
+      const limiter = limiterOn(cluster, "ask", 1);
       expect((await limiter.consume("k")).allowed).toBe(true);
       expect(sent.slice(0, 4)).toEqual([
         "10.0.0.3:6379 evalsha",
@@ -186,13 +185,7 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
         [unknown, "MOVED 1234 10.9.9.9:6379"],
         [endless, "MOVED 1234"],
       ] as const) {
-        const store = new RedisStore({
-          client: cluster,
-          prefix: `${prefix}lost:${message}:`,
-          timeoutMs: 5_000,
-        });
-        const limiter = createRateLimiter({ algorithm: "fixed-window", limit: 1, windowMs: 60_000, store });
-        await expect(limiter.consume("k")).rejects.toThrow(message);
+        await expect(limiterOn(cluster, `lost:${message}`, 1).consume("k")).rejects.toThrow(message);
       }
       expect(endless.sent.length).toBeLessThanOrEqual(5);
     });
