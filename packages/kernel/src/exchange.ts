@@ -96,7 +96,9 @@ export interface RateLimitState {
  * - `rateLimit`: the tightest limiter decision (`@svc/ratelimit`);
  * - `idempotencyScope`: the scope the request's `Idempotency-Key` was looked up in;
  * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
- *   whose request has no response in front to set them on (the Fetch API's `Request`).
+ *   whose request has no response in front to set them on (the Fetch API's `Request`);
+ * - `heldVary`: the `Vary` names gates added on a `node:http` response, held until its head is
+ *   written (`setPassage` of `@svc/kernel/node`).
  */
 export interface Exchange {
   /** The request as the cores read it, once its adapter's view function has run. */
@@ -122,6 +124,12 @@ export interface Exchange {
   idempotencyScope: string | undefined;
   /** Response fields gates added, in order, for every response to the request (errors included). */
   readonly passages: Passage[];
+  /**
+   * The `Vary` value the gates in front of a `node:http` response added, held until the response's
+   * head is written, when it is set once; `""` once written.
+   * @internal Read and filled by `@svc/kernel/node` only.
+   */
+  heldVary: string | undefined;
 }
 
 /**
@@ -155,6 +163,7 @@ class RequestExchange implements Exchange {
   rateLimit: RateLimitState | undefined = undefined;
   idempotencyScope: string | undefined = undefined;
   view: RequestView | undefined = undefined;
+  heldVary: string | undefined = undefined;
   readonly facts: FactsEntry[] = [];
   #passages: Passage[] | undefined = undefined;
 

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  appendVary,
   exchangeOf,
   type FieldValue,
   type Gate,
@@ -16,6 +15,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 
+import { holdVary } from "./held-vary.js";
 import { requestSlot } from "./request-slot.js";
 import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
@@ -75,7 +75,10 @@ export function writeResponse(res: ServerResponse, value: ResponseValue, method:
   return writeValue(res, value, method) ?? Promise.resolve();
 }
 
-/** Sets a passage's fields on the response, and appends its `Vary`. */
+/**
+ * Sets a passage's fields on the response; its `Vary` names are added when the response's head is
+ * written, with those of the other gates and the response's own, in one field.
+ */
 export function setPassage(res: ServerResponse, passage: Passage): void {
   const fields = passage.fields;
   if (fields !== undefined) {
@@ -85,7 +88,7 @@ export function setPassage(res: ServerResponse, passage: Passage): void {
       else if (value !== undefined) res.setHeader(fieldName(name.toLowerCase()), value as string | string[]);
     }
   }
-  if (passage.vary !== undefined && passage.vary.length > 0) appendVary(res, ...passage.vary);
+  if (passage.vary !== undefined && passage.vary.length > 0) holdVary(res, passage.vary);
 }
 
 /**
