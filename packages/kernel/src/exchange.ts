@@ -98,7 +98,9 @@ export interface RateLimitState {
  * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
  *   whose request has no response in front to set them on (the Fetch API's `Request`);
  * - `heldVary`: the `Vary` names gates added on a `node:http` response, held until its head is
- *   written (`setPassage` of `@svc/kernel/node`).
+ *   written (`setPassage` of `@svc/kernel/node`);
+ * - `preparedBy`, `prepared`: the pipeline that prepared the request before routing and its
+ *   decision, for the route's handler of the same pipeline (`expressAdapter`).
  */
 export interface Exchange {
   /** The request as the cores read it, once its adapter's view function has run. */
@@ -130,6 +132,13 @@ export interface Exchange {
    * @internal Read and filled by `@svc/kernel/node` only.
    */
   heldVary: string | undefined;
+  /**
+   * The pipeline that prepared the request first (`prepare` of an adapter), and what it decided.
+   * @internal Read and filled by the kernel's adapters only.
+   */
+  preparedBy: object | undefined;
+  /** @internal What {@link Exchange.preparedBy} decided (a `Prepared`). */
+  prepared: unknown;
 }
 
 /**
@@ -164,6 +173,8 @@ class RequestExchange implements Exchange {
   idempotencyScope: string | undefined = undefined;
   view: RequestView | undefined = undefined;
   heldVary: string | undefined = undefined;
+  preparedBy: object | undefined = undefined;
+  prepared: unknown = undefined;
   readonly facts: FactsEntry[] = [];
   #passages: Passage[] | undefined = undefined;
 

@@ -86,9 +86,10 @@ function settingOf(app: NonNullable<ExpressSettingsRequest["app"]>, name: string
 const EXPRESS_DEFAULT_ROUTING = Object.freeze({ caseSensitive: false, strict: false });
 
 /**
- * The slot, by pipeline, of a request's preparation: set on the request in front of routing
- * (`pipeline.prepare()`), read by the routes' handlers (`pipeline.express(handler)`) of the same
- * pipeline, whichever of its adapters they come from. Kept with the request ({@link requestSlot}),
+ * A request's preparation (`pipeline.prepare()`, in front of routing), read by the routes'
+ * handlers (`pipeline.express(handler)`) of the same pipeline, whichever of its adapters they come
+ * from: the first pipeline's is kept in the request's exchange, and the slot, by pipeline, keeps
+ * that of a request another pipeline prepared first. Kept with the request ({@link requestSlot}),
  * gone with it: no table of requests to look up and keep.
  */
 const slots = new WeakMap<Pipeline, RequestSlot<Prepared>>();
@@ -170,13 +171,26 @@ export interface ExpressPipeline {
  */
 export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
   const slot = slotOf(pipeline);
+  /**
+   * The request's preparation by this pipeline, if any: in its exchange (one field read), or, for
+   * a request another pipeline prepared first, in this pipeline's slot.
+   */
+  const preparedOf = (req: IncomingMessage): Prepared | undefined => {
+    const exchange = exchangeOf(req);
+    const by = exchange.preparedBy;
+    if (by === pipeline) return exchange.prepared as Prepared;
+    return by === undefined ? undefined : slot.get(req);
+  };
   const readyFor = (req: IncomingMessage, res: ServerResponse): Prepared => {
-    let ready = slot.get(req);
-    if (ready === undefined) {
-      ready = prepareRequest(pipeline, req as PipelineIncoming, res);
-      slot.set(req, ready);
-    }
-    return ready;
+    const ready = preparedOf(req);
+    if (ready !== undefined) return ready;
+    const prepared = prepareRequest(pipeline, req as PipelineIncoming, res);
+    const exchange = exchangeOf(req);
+    if (exchange.preparedBy === undefined) {
+      exchange.preparedBy = pipeline;
+      exchange.prepared = prepared;
+    } else slot.set(req, prepared);
+    return prepared;
   };
   return {
     prepare: function svcPrepare(req, res, next) {
@@ -207,7 +221,7 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
       };
     },
     preconditions(req, current, creates = false) {
-      const ready = slot.get(req) ?? NOT_PREPARED;
+      const ready = preparedOf(req) ?? NOT_PREPARED;
       return pipeline.checkWrite(
         pipelineRequest(req, undefined, (req as PipelineIncoming).path),
         ready,

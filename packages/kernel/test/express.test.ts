@@ -64,6 +64,21 @@ beforeAll(async () => {
     again.handle((req: Request, ctx) => ({ id: Number(req.params.id), version: ctx.version })),
   );
   twiceApp.use(router);
+  // Two pipelines on one request: the first prepares app-wide (/v2 stripped), the second prepares
+  // what is left; each route's handler reads its own pipeline's decision.
+  const first = expressAdapter(createPipeline({ versioning: byPathVersioner }));
+  const second = expressAdapter(createPipeline({ versioning: byPathVersioner }));
+  const both = express.Router();
+  both.use(first.prepare, second.prepare);
+  both.get(
+    "/first/:id",
+    first.handle((req: Request, ctx) => ({ id: Number(req.params.id), version: ctx.version })),
+  );
+  both.get(
+    "/second/:id",
+    second.handle((req: Request, ctx) => ({ id: Number(req.params.id), version: ctx.version })),
+  );
+  twiceApp.use("/two", both);
   twiceApp.use(errorHandler);
   twice = await listen(twiceApp);
 
@@ -149,6 +164,12 @@ describe("the Express adapter (Express 4 and 5)", () => {
     expect(await res.json()).toEqual({ id: 7, version: 2 });
     const refused = await fetch(`${twice.url}/v3/things/7`);
     expect(refused.status).toBe(404);
+  });
+
+  it("two pipelines on one request: each route's handler reads its own pipeline's decision", async () => {
+    // The first pipeline strips /v2; the second sees /first/7 (version 1 by default).
+    expect(await (await fetch(`${twice.url}/two/v2/first/7`)).json()).toEqual({ id: 7, version: 2 });
+    expect(await (await fetch(`${twice.url}/two/v2/second/7`)).json()).toEqual({ id: 7, version: 1 });
   });
 
   it("a streamed body → piped, chunked, no Content-Length", async () => {
