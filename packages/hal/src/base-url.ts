@@ -259,7 +259,7 @@ function hasDotSegment(reference: string): boolean {
  * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
-export function hrefFor(req: RequestView, path: string, options: HrefOptions = {}): string {
+export function hrefFor(req: RequestView, path: string, options?: HrefOptions): string {
   // RFC 9110 §10.2.2 (Location is a URI-reference), draft-kelly-json-hal-11 §5.1 (an href is a
   // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
   // carries is percent-encoded; "?", "#" and percent-encodings stay as given.
@@ -267,9 +267,10 @@ export function hrefFor(req: RequestView, path: string, options: HrefOptions = {
   if (reference === undefined || !reference.startsWith("/")) {
     throw optionError("hrefFor", "path", path, 'a path starting with "/"');
   }
-  checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
-  const facts = requestFacts(req, options.trustProxy, options.forwardedHeaders);
-  const prefix = options.forwardedPrefix === false ? "" : facts.prefix;
+  // Most calls give no options (a link per response): nothing to check then.
+  if (options !== undefined) checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
+  const facts = requestFacts(req, options?.trustProxy, options?.forwardedHeaders);
+  const prefix = options?.forwardedPrefix === false ? "" : facts.prefix;
   // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked on the
   // encoded path: "\", tab and newlines, which the WHATWG URL parser reads as "/" or drops (so
   // "/\host" was "//host" to a browser), are percent-encoded by then, and a client's route
@@ -280,6 +281,6 @@ export function hrefFor(req: RequestView, path: string, options: HrefOptions = {
   if (hasDotSegment(reference)) {
     throw HttpError.badRequest("The link's path holds a dot segment (. or ..)", { code: "invalid_path" });
   }
-  if (options.absolute === false) return `${prefix}${reference}`;
+  if (options?.absolute === false) return `${prefix}${reference}`;
   return `${facts.origin}${prefix}${reference}`;
 }

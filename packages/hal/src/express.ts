@@ -105,6 +105,6 @@ export function baseUrl(req: ExpressBaseUrlRequest, options: BaseUrlOptions = {}
  * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
-export function hrefFor(req: ExpressBaseUrlRequest, path: string, options: HrefOptions = {}): string {
+export function hrefFor(req: ExpressBaseUrlRequest, path: string, options?: HrefOptions): string {
   return hrefOf(expressView(req), path, options);
 }

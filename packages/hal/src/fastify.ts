@@ -76,6 +76,6 @@ export function baseUrl(request: FastifyRequest, options: BaseUrlOptions = {}): 
  * @example hal(employee).link("self", hrefFor(request, `/employees/${employee.id}`))
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
-export function hrefFor(request: FastifyRequest, path: string, options: HrefOptions = {}): string {
+export function hrefFor(request: FastifyRequest, path: string, options?: HrefOptions): string {
   return hrefOf(fastifyView(request), path, options);
 }
