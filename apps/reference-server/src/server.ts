@@ -80,29 +80,44 @@ function unreachable(err: unknown): boolean {
 }
 
 /**
- * Opens the database (making a SQLite file's directory), migrates it, and seeds it when empty;
- * while the database cannot be reached, retries with backoff for {@link DATABASE_WAIT_MS}, each
- * retry logged.
+ * Runs a start-up step that needs the database, again with backoff while the database cannot be
+ * reached (each retry logged), until `deadline`: a PostgreSQL that answered the first step may be
+ * slow to accept the next connection (a host too busy to connect in 2 s, a failover).
  */
-async function openDatabase(config: Config, logger: Logger): Promise<Db> {
+async function whileUnreachable<T>(step: () => Promise<T>, logger: Logger, deadline: number): Promise<T> {
+  for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!unreachable(err) || Date.now() + delayMs > deadline) throw err;
+      logger.warn({ err, retryInMs: delayMs }, "the database does not answer yet; retrying");
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/**
+ * Opens the database (making a SQLite file's directory), migrates it, and seeds it when empty;
+ * while the database cannot be reached, retries until `deadline` ({@link whileUnreachable}).
+ */
+async function openDatabase(config: Config, logger: Logger, deadline: number): Promise<Db> {
   if (config.database.kind === "sqlite" && config.database.filename !== ":memory:") {
     mkdirSync(dirname(config.database.filename), { recursive: true });
   }
   const db = createDatabase(config.database);
-  const deadline = Date.now() + DATABASE_WAIT_MS;
-  for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 2000)) {
-    try {
-      await migrate(db);
-      if (await seed(db)) logger.info("seeded an empty database with demo data");
-      return db;
-    } catch (err) {
-      if (!unreachable(err) || Date.now() + delayMs > deadline) {
-        await db.close().catch(() => {});
-        throw err;
-      }
-      logger.warn({ err, retryInMs: delayMs }, "the database does not answer yet; retrying");
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-    }
+  try {
+    await whileUnreachable(
+      async () => {
+        await migrate(db);
+        if (await seed(db)) logger.info("seeded an empty database with demo data");
+      },
+      logger,
+      deadline,
+    );
+    return db;
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
   }
 }
 
@@ -158,11 +173,13 @@ export async function startService(
   options: { logger?: Logger; redisPrefix?: string; transferSweep?: TransferSweep } = {},
 ): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
-  const db = await openDatabase(config, logger);
+  // The start-up steps that need the database wait for it, together, at most this long.
+  const deadline = Date.now() + DATABASE_WAIT_MS;
+  const db = await openDatabase(config, logger, deadline);
   const background = new Background((err) =>
     logger.warn({ err }, "a background transfer failed; it stays PENDING for the next sweep"),
   );
-  await resumeTransfers(db, background);
+  await whileUnreachable(() => resumeTransfers(db, background), logger, deadline);
   const security = await createSecurity(config);
   // On PostgreSQL the idempotency records live next to the data: a write and its key's outcome
   // commit in one transaction (exactly once, whatever fails after the commit). The store's own
@@ -176,7 +193,8 @@ export async function startService(
     : undefined;
   keysPool?.on("error", () => {});
   keysPool?.on("connect", (client) => client.on("error", () => {}));
-  if (db.pool) await new PostgresStore({ pool: db.pool }).migrate();
+  const pool = db.pool;
+  if (pool) await whileUnreachable(() => new PostgresStore({ pool }).migrate(), logger, deadline);
   const keys = keysPool ? new PostgresStore({ pool: keysPool, timeoutMs: KEYS_TIMEOUT_MS }) : undefined;
   const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
   await stores.ready(3000);
