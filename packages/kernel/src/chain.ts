@@ -64,6 +64,16 @@ export function chain<const H extends readonly ChainedHandler[]>(
   ) => unknown)[];
   return function chained(req: unknown, res: unknown, next: NextFunction): void {
     let index = 0;
+    // One per request, not per middleware: a throw or a rejection goes on to the error handlers.
+    const fail = (err: unknown, thrown: boolean): void =>
+      next(
+        err ??
+          new Error(
+            thrown
+              ? "A chained middleware threw without a value"
+              : "A chained middleware's promise was rejected without a reason",
+          ),
+      );
     const step = (err?: unknown): void => {
       if (err !== undefined && err !== null) {
         next(err);
@@ -74,16 +84,7 @@ export function chain<const H extends readonly ChainedHandler[]>(
         next();
         return;
       }
-      callCaught(handler, req, res, step, (err, thrown) =>
-        next(
-          err ??
-            new Error(
-              thrown
-                ? "A chained middleware threw without a value"
-                : "A chained middleware's promise was rejected without a reason",
-            ),
-        ),
-      );
+      callCaught(handler, req, res, step, fail);
     };
     step();
   };
