@@ -4,7 +4,7 @@ import { stringifyJson } from "./json.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
 import {
-  addVary,
+  addVaryNames,
   type Body,
   type Fields,
   type FieldValue,
@@ -120,7 +120,7 @@ function represented(value: ResponseValue, chosen: Represented): ResponseValue {
   value.fields["content-type"] = chosen.contentType;
   if (chosen.language !== undefined) value.fields["content-language"] = chosen.language;
   if (chosen.fields !== undefined) Object.assign(value.fields, lowerCased(chosen.fields));
-  addVary(value.vary, ...chosen.vary);
+  addVaryNames(value.vary, chosen.vary);
   value.body = chosen.body;
   return value;
 }

@@ -2,7 +2,6 @@ import type { TrustHop } from "./forwarded.js";
 import type { Passage, RequestView } from "./gate.js";
 import { HttpError } from "./http-error.js";
 import type { FactsEntry } from "./request-facts.js";
-import { requestSlot } from "./request-slot.js";
 import type { VersionDecision } from "./steps.js";
 
 /** Who made a request, as the packages after authentication need it: a stable identifier. */
@@ -142,11 +141,31 @@ export interface Exchange {
 }
 
 /**
- * The exchanges, by request: a private field of the request object ({@link requestSlot}). One
- * slot per process: the package's CommonJS build loads this ES module rather than a copy of it,
- * so a step recording through `import` and one reading through `require` share it.
+ * The exchanges, by request: a private field of the request object, as `requestSlot` keeps
+ * its values (under a symbol of its own, in a `WeakMap` for an object that takes no new property).
+ * One per process: the package's CommonJS build loads this ES module rather than a copy of it, so
+ * a step recording through `import` and one reading through `require` share it. Kept by code of
+ * its own rather than by a `requestSlot`: V8 keeps one record of the shapes seen per place in the
+ * code, and the slots' shared `set` sees every slot's owners (requests, responses, exchanges), so
+ * adding the exchange, once a request, went through V8's runtime; here it sees requests alone.
  */
-const exchanges = requestSlot<Exchange>();
+const EXCHANGE = Symbol("@svc/kernel exchange");
+type Carrying = { [EXCHANGE]?: Exchange | undefined };
+const sealedExchanges = new WeakMap<object, Exchange>();
+let anySealed = false;
+
+function storedExchange(key: object): Exchange | undefined {
+  const own = (key as Carrying)[EXCHANGE];
+  return own !== undefined || !anySealed ? own : sealedExchanges.get(key);
+}
+
+function storeExchange(key: object, exchange: Exchange): void {
+  if (Object.isExtensible(key)) (key as Carrying)[EXCHANGE] = exchange;
+  else {
+    anySealed = true;
+    sealedExchanges.set(key, exchange);
+  }
+}
 
 /**
  * The object a request's exchange is kept by: the `node:http` request (Express's `req` is one;
@@ -202,10 +221,10 @@ let lastExchange: Exchange | undefined;
 export function exchangeOf(request: object): Exchange {
   if (request === lastCarrier) return lastExchange as Exchange;
   const key = carrier(request);
-  let exchange = exchanges.get(key);
+  let exchange = storedExchange(key);
   if (exchange === undefined) {
     exchange = new RequestExchange();
-    exchanges.set(key, exchange);
+    storeExchange(key, exchange);
   }
   if (key === request) {
     lastCarrier = key;
@@ -222,7 +241,7 @@ export function exchangeOf(request: object): Exchange {
  */
 export function exchangeIfAny(request: object): Exchange | undefined {
   if (request === lastCarrier) return lastExchange;
-  return exchanges.get(carrier(request));
+  return storedExchange(carrier(request));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { refusedOption } from "./option-error.js";
+import { listed } from "./vary.js";
 
 /** A response field's value: one field line, or several (`Set-Cookie`, RFC 9110 §5.3). */
 export type FieldValue = string | readonly string[];
@@ -37,10 +38,12 @@ export function fieldText(value: FieldValue | null | undefined): string | undefi
 
 /** Appends `names` to `vary`, each once, compared case-insensitively (RFC 9110 §12.5.5). */
 export function addVary(vary: string[], ...names: readonly string[]): void {
-  for (const name of names) {
-    const lower = name.toLowerCase();
-    if (!vary.some((v) => v.toLowerCase() === lower)) vary.push(name);
-  }
+  addVaryNames(vary, names);
+}
+
+/** {@link addVary} of a list, without a copy of it or of any name. @internal */
+export function addVaryNames(vary: string[], names: readonly string[]): void {
+  for (const name of names) if (!listed(vary, name)) vary.push(name);
 }
 
 /** What a handler may choose about a response it returns data for. */

@@ -18,7 +18,8 @@ function sameName(a: string, b: string): boolean {
   return true;
 }
 
-function listed(names: readonly string[], field: string): boolean {
+/** Whether `field` is one of `names`, compared as field names are (ASCII case-insensitively). */
+export function listed(names: readonly string[], field: string): boolean {
   for (const name of names) if (sameName(name, field)) return true;
   return false;
 }

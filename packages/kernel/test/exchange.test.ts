@@ -7,6 +7,20 @@ import { exchangeOf, principalFor, recordAuthentication } from "../src/index.js"
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 
 describe("exchangeOf", () => {
+  it("keeps the exchange of a request that takes no new property (frozen, sealed), with no property added", () => {
+    const frozen = Object.freeze({ headers: {} });
+    const sealed = Object.seal({ headers: {} });
+    const other = { headers: {} };
+    for (const request of [frozen, sealed]) {
+      const exchange = exchangeOf(request);
+      exchangeOf(other);
+      expect(exchangeOf(request)).toBe(exchange);
+      expect(Object.getOwnPropertySymbols(request)).toEqual([]);
+    }
+    expect(exchangeOf(frozen)).not.toBe(exchangeOf(sealed));
+    expect(Object.getOwnPropertySymbols(other)).toHaveLength(1);
+  });
+
   it("gives one exchange per request, the same for a framework's wrapper and its raw request", () => {
     const raw = { headers: {} };
     const wrapper = { raw };
