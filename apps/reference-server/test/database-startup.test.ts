@@ -79,6 +79,30 @@ async function freshSchema(url: URL): Promise<string> {
   return schema;
 }
 
+/** A silent logger that keeps the messages of its warnings. */
+function retryLogger(): { logger: ReturnType<typeof createLogger>; warnings: string[] } {
+  const warnings: string[] = [];
+  const logger = createLogger({ logLevel: "silent" });
+  logger.warn = ((_obj: unknown, msg: string) => {
+    warnings.push(msg);
+  }) as typeof logger.warn;
+  return { logger, warnings };
+}
+
+/** The service started after retrying (each retry a warning of its own) and is ready; closed after the test. */
+async function expectServedAfterRetries(
+  service: Awaited<ReturnType<typeof startService>>,
+  warnings: readonly string[],
+): Promise<void> {
+  cleanups.push(async () => {
+    service.server.closeAllConnections();
+    await service.close();
+  });
+  expect(warnings.length).toBeGreaterThan(0);
+  expect(new Set(warnings)).toEqual(new Set(["the database does not answer yet; retrying"]));
+  expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+}
+
 describe.skipIf(!postgresUrl)("a service whose PostgreSQL answers only after it started", () => {
   it("waits for the database, logs each retry, then serves /ready → 200", async () => {
     const url = new URL(postgresUrl as string);
@@ -89,11 +113,7 @@ describe.skipIf(!postgresUrl)("a service whose PostgreSQL answers only after it 
     late.port = String(port);
     const proxy = forwarder(url);
     cleanups.push(() => new Promise((resolve) => proxy.close(() => resolve())));
-    const warnings: string[] = [];
-    const logger = createLogger({ logLevel: "silent" });
-    logger.warn = ((_obj: unknown, msg: string) => {
-      warnings.push(msg);
-    }) as typeof logger.warn;
+    const { logger, warnings } = retryLogger();
     const starting = startService(
       loadConfig({
         PORT: "0",
@@ -108,13 +128,7 @@ describe.skipIf(!postgresUrl)("a service whose PostgreSQL answers only after it 
     await new Promise((resolve) => setTimeout(resolve, 1200));
     await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
     const service = await starting;
-    cleanups.push(async () => {
-      service.server.closeAllConnections();
-      await service.close();
-    });
-    expect(warnings.length).toBeGreaterThan(0);
-    expect(new Set(warnings)).toEqual(new Set(["the database does not answer yet; retrying"]));
-    expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+    await expectServedAfterRetries(service, warnings);
   }, 60_000);
 
   it("the database lost right after migrating: the start-up steps after it wait too, then /ready → 200", async () => {
@@ -126,11 +140,7 @@ describe.skipIf(!postgresUrl)("a service whose PostgreSQL answers only after it 
     const through = new URL(url.href);
     through.hostname = "127.0.0.1";
     through.port = String((proxy.address() as { port: number }).port);
-    const warnings: string[] = [];
-    const logger = createLogger({ logLevel: "silent" });
-    logger.warn = ((_obj: unknown, msg: string) => {
-      warnings.push(msg);
-    }) as typeof logger.warn;
+    const { logger, warnings } = retryLogger();
     // Once the schema is migrated and seeded, every connection is cut and new ones wait 3 s,
     // longer than the pool's 2 s connection time-out: the next step (the transfers' resumption)
     // finds the database gone.
@@ -151,12 +161,6 @@ describe.skipIf(!postgresUrl)("a service whose PostgreSQL answers only after it 
       }),
       { logger },
     );
-    cleanups.push(async () => {
-      service.server.closeAllConnections();
-      await service.close();
-    });
-    expect(warnings.length).toBeGreaterThan(0);
-    expect(new Set(warnings)).toEqual(new Set(["the database does not answer yet; retrying"]));
-    expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+    await expectServedAfterRetries(service, warnings);
   }, 60_000);
 });
