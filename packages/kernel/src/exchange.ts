@@ -96,8 +96,6 @@ export interface RateLimitState {
  * - `idempotencyScope`: the scope the request's `Idempotency-Key` was looked up in;
  * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
  *   whose request has no response in front to set them on (the Fetch API's `Request`);
- * - `heldVary`: the `Vary` names gates added on a `node:http` response, held until its head is
- *   written (`setPassage` of `@svc/kernel/node`);
  * - `preparedBy`, `prepared`: the pipeline that prepared the request before routing and its
  *   decision, for the route's handler of the same pipeline (`expressAdapter`).
  */
@@ -125,12 +123,6 @@ export interface Exchange {
   idempotencyScope: string | undefined;
   /** Response fields gates added, in order, for every response to the request (errors included). */
   readonly passages: Passage[];
-  /**
-   * The `Vary` value the gates in front of a `node:http` response added, held until the response's
-   * head is written, when it is set once; `""` once written.
-   * @internal Read and filled by `@svc/kernel/node` only.
-   */
-  heldVary: string | undefined;
   /**
    * The pipeline that prepared the request first (`prepare` of an adapter), and what it decided.
    * @internal Read and filled by the kernel's adapters only.
@@ -191,7 +183,6 @@ class RequestExchange implements Exchange {
   rateLimit: RateLimitState | undefined = undefined;
   idempotencyScope: string | undefined = undefined;
   view: RequestView | undefined = undefined;
-  heldVary: string | undefined = undefined;
   preparedBy: object | undefined = undefined;
   prepared: unknown = undefined;
   readonly facts: FactsEntry[] = [];

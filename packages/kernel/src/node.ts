@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  appendVary,
   exchangeOf,
   type FieldValue,
   type Gate,
@@ -15,7 +16,6 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 
-import { holdVary } from "./held-vary.js";
 import { requestSlot } from "./request-slot.js";
 import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
@@ -75,10 +75,7 @@ export function writeResponse(res: ServerResponse, value: ResponseValue, method:
   return writeValue(res, value, method) ?? Promise.resolve();
 }
 
-/**
- * Sets a passage's fields on the response; its `Vary` names are added when the response's head is
- * written, with those of the other gates and the response's own, in one field.
- */
+/** Sets a passage's fields on the response, and appends its `Vary`. */
 export function setPassage(res: ServerResponse, passage: Passage): void {
   const fields = passage.fields;
   if (fields !== undefined) {
@@ -88,7 +85,7 @@ export function setPassage(res: ServerResponse, passage: Passage): void {
       else if (value !== undefined) res.setHeader(fieldName(name.toLowerCase()), value as string | string[]);
     }
   }
-  if (passage.vary !== undefined && passage.vary.length > 0) holdVary(res, passage.vary);
+  if (passage.vary !== undefined && passage.vary.length > 0) appendVary(res, ...passage.vary);
 }
 
 /**

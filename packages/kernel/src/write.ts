@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Body, FieldValue, ResponseValue } from "@svc/kernel";
+import { appendVary, type Body, type FieldValue, type ResponseValue } from "@svc/kernel";
 import { fieldName } from "./field-name.js";
-import { dropHeldVary, writeVary } from "./held-vary.js";
 import { releaseBody } from "./release.js";
 import { settleUnreadBody } from "./settle-body.js";
 
@@ -66,12 +65,11 @@ export function writeValue(
   const fields = value.fields;
   for (const name in fields) {
     const field = fields[name];
-    if (name === "vary") dropHeldVary(res);
     if (field === null || field === undefined) res.removeHeader(name);
     else if (name === "link") appendLink(res, field);
     else res.setHeader(fieldName(name), field as string | string[]);
   }
-  writeVary(res, value.vary);
+  if (value.vary.length > 0) appendVary(res, ...value.vary);
   const body = value.body;
   if (body === undefined) {
     // RFC 9110 §15.3.6: a 205 has no content, and says so with Content-Length: 0 (Node would
