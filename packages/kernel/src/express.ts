@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  type Exchange,
   exchangeOf,
   type Gate,
   type HandlerContext,
@@ -175,17 +176,17 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
    * The request's preparation by this pipeline, if any: in its exchange (one field read), or, for
    * a request another pipeline prepared first, in this pipeline's slot.
    */
-  const preparedOf = (req: IncomingMessage): Prepared | undefined => {
-    const exchange = exchangeOf(req);
+  const preparedIn = (exchange: Exchange, req: IncomingMessage): Prepared | undefined => {
     const by = exchange.preparedBy;
     if (by === pipeline) return exchange.prepared as Prepared;
     return by === undefined ? undefined : slot.get(req);
   };
+  const preparedOf = (req: IncomingMessage): Prepared | undefined => preparedIn(exchangeOf(req), req);
   const readyFor = (req: IncomingMessage, res: ServerResponse): Prepared => {
-    const ready = preparedOf(req);
+    const exchange = exchangeOf(req);
+    const ready = preparedIn(exchange, req);
     if (ready !== undefined) return ready;
     const prepared = prepareRequest(pipeline, req as PipelineIncoming, res);
-    const exchange = exchangeOf(req);
     if (exchange.preparedBy === undefined) {
       exchange.preparedBy = pipeline;
       exchange.prepared = prepared;
