@@ -21,7 +21,7 @@ import {
   scopeCheck,
 } from "@svc/auth";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { exchangeOf, recordAuthentication } from "@svc/kernel";
+import { exchangeOf, headlessMiddleware, recordAuthentication } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import { setPassage } from "@svc/kernel/node";
 import { optionError } from "./options.js";
@@ -62,7 +62,8 @@ export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/
 export function authenticate(options: AuthenticateOptions) {
   const authenticator = createAuthenticator(options);
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
-  return function svcAuthenticate(
+  // It writes no response of its own (a refusal goes to `next`): a `chain` may hold its `Vary`.
+  return headlessMiddleware(function svcAuthenticate(
     req: AuthRequest,
     res: ServerResponse,
     next: NextFunction,
@@ -98,7 +99,7 @@ export function authenticate(options: AuthenticateOptions) {
       if (passage !== undefined) setPassage(res, passage);
       next();
     }, next);
-  };
+  });
 }
 
 /**

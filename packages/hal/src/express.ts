@@ -18,7 +18,7 @@ import {
   type HrefOptions,
   hrefFor as hrefOf,
 } from "@svc/hal";
-import type { RequestFacts, RequestView } from "@svc/kernel";
+import { headlessMiddleware, type RequestFacts, type RequestView } from "@svc/kernel";
 import { type ExpressSettingsRequest, expressView } from "@svc/kernel/express";
 
 export type {
@@ -44,11 +44,16 @@ export type ExpressBaseUrlRequest = RequestView & ExpressSettingsRequest;
  */
 export function allowedHosts(hosts: readonly string[] | "*", options: HostCheckOptions = {}) {
   const checkHost = createHostCheck(hosts, options);
-  return function svcAllowedHosts(req: IncomingMessage, _res: ServerResponse, next: NextFunction): void {
+  // It writes no response of its own: a `chain` may hold the `Vary` of the gates around it.
+  return headlessMiddleware(function svcAllowedHosts(
+    req: IncomingMessage,
+    _res: ServerResponse,
+    next: NextFunction,
+  ): void {
     const error = checkHost(expressView(req));
     if (error === undefined) next();
     else next(error);
-  };
+  });
 }
 
 /**

@@ -1,5 +1,8 @@
+import type { ServerResponse } from "node:http";
+import { type Exchange, exchangeOf, isHeadlessMiddleware } from "@svc/kernel";
 import { callCaught, type NextFunction } from "./async-route.js";
 import { refusedOption } from "./option-error.js";
+import { releaseVary } from "./write.js";
 
 /**
  * A request middleware of Express (4 or 5) or any `(req, res, next)` router, whatever request and
@@ -34,6 +37,12 @@ type ResponseOf<H> = H extends (req: never, res: infer R, next: NextFunction) =>
  * An error handler (four parameters) has no place in a chain and is refused, as is a handler
  * that is not a function: a `TypeError` (code `ERR_SVC_KERNEL_HANDLER`), at once.
  *
+ * The `Vary` names that the packages' middleware next to each other in a chain add are held and
+ * set in one field when the request leaves them: for the next middleware of another kind, for
+ * the router (`next()`, `next(err)`), or with the answer one of them writes. Each field set on a
+ * `node:http` response is checked by Node.js, and a chain of gates that vary on a field each
+ * (the version's, `Origin`) would otherwise set `Vary` once per gate.
+ *
  * @example
  * app.use(chain(allowedHosts(["api.example.com"]), svc.prepare, authenticate(auth), rateLimit(limit)));
  * @see https://expressjs.com/en/guide/writing-middleware.html
@@ -62,11 +71,21 @@ export function chain<const H extends readonly ChainedHandler[]>(
     res: unknown,
     next: NextFunction,
   ) => unknown)[];
+  // Taken once: which of them write no response head of their own, so may have `Vary` held.
+  const headless = list.map(isHeadlessMiddleware);
   return function chained(req: unknown, res: unknown, next: NextFunction): void {
     let index = 0;
+    let exchange: Exchange | undefined;
+    const release = (): void => {
+      if (exchange !== undefined) releaseVary(res as ServerResponse, exchange);
+    };
+    const pass = (err?: unknown): void => {
+      release();
+      next(err);
+    };
     // One per request, not per middleware: a throw or a rejection goes on to the error handlers.
     const fail = (err: unknown, thrown: boolean): void =>
-      next(
+      pass(
         err ??
           new Error(
             thrown
@@ -76,14 +95,19 @@ export function chain<const H extends readonly ChainedHandler[]>(
       );
     const step = (err?: unknown): void => {
       if (err !== undefined && err !== null) {
-        next(err);
+        pass(err);
         return;
       }
-      const handler = list[index++];
+      const at = index++;
+      const handler = list[at];
       if (handler === undefined) {
-        next();
+        pass();
         return;
       }
+      if (headless[at] === true) {
+        exchange ??= exchangeOf(req as object);
+        exchange.heldVary ??= "";
+      } else release();
       callCaught(handler, req, res, step, fail);
     };
     step();

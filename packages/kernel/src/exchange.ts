@@ -97,7 +97,9 @@ export interface RateLimitState {
  * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
  *   whose request has no response in front to set them on (the Fetch API's `Request`);
  * - `preparedBy`, `prepared`: the pipeline that prepared the request before routing and its
- *   decision, for the route's handler of the same pipeline (`expressAdapter`).
+ *   decision, for the route's handler of the same pipeline (`expressAdapter`);
+ * - `heldVary`: the `Vary` names the gates of an Express `chain` added, held until the chain
+ *   passes the request on or one of them answers, then set in one field.
  */
 export interface Exchange {
   /** The request as the cores read it, once its adapter's view function has run. */
@@ -130,6 +132,12 @@ export interface Exchange {
   preparedBy: object | undefined;
   /** @internal What {@link Exchange.preparedBy} decided (a `Prepared`). */
   prepared: unknown;
+  /**
+   * The `Vary` value the gates of a `chain` added while it holds their names (`""`: none yet);
+   * `undefined` when nothing holds them (they go on the response at once).
+   * @internal Read and filled by the kernel's `chain`, `setPassage` and `writeResponse` only.
+   */
+  heldVary: string | undefined;
 }
 
 /**
@@ -185,6 +193,7 @@ class RequestExchange implements Exchange {
   view: RequestView | undefined = undefined;
   preparedBy: object | undefined = undefined;
   prepared: unknown = undefined;
+  heldVary: string | undefined = undefined;
   readonly facts: FactsEntry[] = [];
   #passages: Passage[] | undefined = undefined;
 

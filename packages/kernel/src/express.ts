@@ -4,6 +4,7 @@ import {
   exchangeOf,
   type Gate,
   type HandlerContext,
+  headlessMiddleware,
   isAnswer,
   type Pipeline,
   type PipelineRequest,
@@ -194,13 +195,13 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
     return prepared;
   };
   return {
-    prepare: function svcPrepare(req, res, next) {
+    prepare: headlessMiddleware(function svcPrepare(req, res, next) {
       // Mounted twice (app-wide and on a router), the second would read the path the first
       // stripped of its `/v<N>` and decide the version again: the first decision stands.
       const ready = readyFor(req, res);
       if (ready.refusal !== undefined) next(ready.refusal);
       else next();
-    },
+    }),
     handle<Req extends IncomingMessage>(handler: ExpressHandler<Req>, route?: RouteOptions) {
       return function svcHandler(req: Req, res: ServerResponse, next: NextFunction): void {
         const ready = readyFor(req, res);

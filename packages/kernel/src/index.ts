@@ -68,6 +68,8 @@ export {
   splitList,
   trimOws,
 } from "./grammar.js";
+// Held in the main entry, as the exchanges are: one table in a process, however it is loaded.
+export { headlessMiddleware, isHeadlessMiddleware } from "./headless.js";
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
 export { MEDIA_TYPE, type MediaTyped } from "./media-type.js";
@@ -133,5 +135,5 @@ export {
   type UnreadBodyBounds,
   type UnreadBodyOptions,
 } from "./unread-body.js";
-export { appendVary, mergeVary } from "./vary.js";
+export { appendVary, appendVaryValue, mergeVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

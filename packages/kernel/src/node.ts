@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVary,
+  type Exchange,
+  exchangeIfAny,
   exchangeOf,
   type FieldValue,
   type Gate,
   type HandlerContext,
   HttpError,
   isAnswer,
+  mergeVary,
   type Passage,
   type Pipeline,
   type PipelineRequest,
@@ -75,7 +78,10 @@ export function writeResponse(res: ServerResponse, value: ResponseValue, method:
   return writeValue(res, value, method) ?? Promise.resolve();
 }
 
-/** Sets a passage's fields on the response, and appends its `Vary`. */
+/**
+ * Sets a passage's fields on the response, and appends its `Vary`: to the names a `chain` holds
+ * for the request while it runs its gates (set with theirs, in one field), else to the response's.
+ */
 export function setPassage(res: ServerResponse, passage: Passage): void {
   const fields = passage.fields;
   if (fields !== undefined) {
@@ -85,7 +91,13 @@ export function setPassage(res: ServerResponse, passage: Passage): void {
       else if (value !== undefined) res.setHeader(fieldName(name.toLowerCase()), value as string | string[]);
     }
   }
-  if (passage.vary !== undefined && passage.vary.length > 0) appendVary(res, ...passage.vary);
+  const vary = passage.vary;
+  if (vary === undefined || vary.length === 0) return;
+  const req = (res as ServerResponse & { req?: IncomingMessage }).req;
+  const exchange = req === undefined ? undefined : exchangeIfAny(req);
+  const held = exchange?.heldVary;
+  if (held === undefined) appendVary(res, ...vary);
+  else (exchange as Exchange).heldVary = mergeVary(held, vary) ?? held;
 }
 
 /**

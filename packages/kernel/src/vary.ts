@@ -20,7 +20,8 @@ function sameName(a: string, b: string): boolean {
 
 /** Whether `field` is one of `names`, compared as field names are (ASCII case-insensitively). */
 export function listed(names: readonly string[], field: string): boolean {
-  for (const name of names) if (sameName(name, field)) return true;
+  // The same string first: the packages add their names from constants.
+  for (const name of names) if (name === field || sameName(name, field)) return true;
   return false;
 }
 
@@ -119,4 +120,20 @@ export function mergeVary(
   fields: readonly string[],
 ): string | undefined {
   return varyWith(varyText(current), fields);
+}
+
+/**
+ * Adds a `Vary` value made by {@link mergeVary} (several names, comma-separated) to the response's
+ * `Vary` header: set as it is on a response without one, else merged as {@link appendVary} does.
+ *
+ * @internal For the kernel's adapters: the names held for a request, set in one field.
+ */
+export function appendVaryValue(res: ServerResponse, value: string): void {
+  const current = res.getHeader("vary");
+  if (current === undefined) {
+    if (value !== "") res.setHeader("Vary", value);
+    return;
+  }
+  const merged = varyWith(varyText(current), memberNames(value));
+  if (merged !== undefined) res.setHeader("Vary", merged);
 }

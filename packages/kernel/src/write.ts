@@ -1,5 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, type Body, type FieldValue, type ResponseValue } from "@svc/kernel";
+import {
+  appendVary,
+  appendVaryValue,
+  type Body,
+  type Exchange,
+  exchangeIfAny,
+  type FieldValue,
+  mergeVary,
+  type ResponseValue,
+} from "@svc/kernel";
 import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
 import { settleUnreadBody } from "./settle-body.js";
@@ -46,6 +55,17 @@ function appendLink(res: ServerResponse, field: FieldValue): void {
 }
 
 /**
+ * Sets the `Vary` names held for the request (`Exchange.heldVary`, while a `chain` holds them)
+ * after any the response carries, in one field, and holds nothing more.
+ */
+export function releaseVary(res: ServerResponse, exchange: Exchange): void {
+  const held = exchange.heldVary;
+  if (held === undefined) return;
+  exchange.heldVary = undefined;
+  if (held !== "" && !res.headersSent) appendVaryValue(res, held);
+}
+
+/**
  * `writeResponse` of `@svc/kernel/node`, without a promise when the write is done at once (whole
  * bytes, or none): `undefined` then, so that an adapter waits for nothing (a resolved promise
  * still costs its reader a turn of the microtask queue). A promise for a stream, or the rejection
@@ -69,7 +89,14 @@ export function writeValue(
     else if (name === "link") appendLink(res, field);
     else res.setHeader(fieldName(name), field as string | string[]);
   }
-  if (value.vary.length > 0) appendVary(res, ...value.vary);
+  const exchange = req === undefined ? undefined : exchangeIfAny(req);
+  const held = exchange?.heldVary;
+  if (held !== undefined) {
+    (exchange as Exchange).heldVary = undefined;
+    // A `Vary` of the response's own fields replaces what was set in front, the held names too.
+    if (!("vary" in fields)) appendVaryValue(res, mergeVary(held, value.vary) ?? held);
+    else if (value.vary.length > 0) appendVary(res, ...value.vary);
+  } else if (value.vary.length > 0) appendVary(res, ...value.vary);
   const body = value.body;
   if (body === undefined) {
     // RFC 9110 §15.3.6: a 205 has no content, and says so with Content-Length: 0 (Node would

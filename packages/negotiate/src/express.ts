@@ -8,7 +8,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
-import { type Answer, exchangeOf, isAnswer, type Passage, type RequestView } from "@svc/kernel";
+import {
+  type Answer,
+  exchangeOf,
+  headlessMiddleware,
+  isAnswer,
+  type Passage,
+  type RequestView,
+} from "@svc/kernel";
 import { resolveUnreadBody } from "@svc/kernel/internal";
 import { setPassage, settleUnreadBody, writeResponse } from "@svc/kernel/node";
 import {
@@ -82,7 +89,12 @@ export function parseBody(options: ParseBodyOptions = {}) {
  */
 export function crossOrigin(options: CrossOriginOptions) {
   const gate = crossOriginGate(options);
-  return function crossOriginMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+  // It answers a preflight through `writeResponse` only: a `chain` may hold its `Vary`.
+  return headlessMiddleware(function crossOriginMiddleware(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: NextFunction,
+  ): void {
     // Applied before `next`, as a header writer; a promise only where an origin function returns one.
     const apply = (outcome: Passage | Answer) => {
       if (isAnswer(outcome)) {
@@ -95,7 +107,7 @@ export function crossOrigin(options: CrossOriginOptions) {
     const outcome = gate(req, req);
     if (outcome instanceof Promise) outcome.then(apply, next);
     else apply(outcome);
-  };
+  });
 }
 
 /**

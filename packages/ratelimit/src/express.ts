@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
+import { headlessMiddleware } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import {
   type Asked,
@@ -57,7 +58,11 @@ export function rateLimit(options: RateLimitOptions) {
   const config = resolveConfig(options);
   const { state, decide } = createDecider(config, false);
 
-  return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
+  const middleware = function rateLimitMiddleware(
+    req: RateLimitRequest,
+    res: ServerResponse,
+    next: NextFunction,
+  ): void {
     // The app's `trust proxy` in the exchange, for the core's warning about it.
     expressView(req);
     decide(new ExpressAsked(req, res, config.skip !== undefined), (verdict) => {
@@ -100,6 +105,9 @@ export function rateLimit(options: RateLimitOptions) {
       }
     });
   };
+  // Without a `handler` of yours it writes no response of its own (a refusal goes to `next`): a
+  // `chain` may hold the `Vary` of the gates around it. Yours may answer by itself.
+  return config.handler === undefined ? headlessMiddleware(middleware) : middleware;
 }
 
 /**
