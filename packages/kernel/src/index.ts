@@ -135,5 +135,5 @@ export {
   type UnreadBodyBounds,
   type UnreadBodyOptions,
 } from "./unread-body.js";
-export { appendVary, appendVaryValue, mergeVary } from "./vary.js";
+export { appendVary, appendVaryList, appendVaryValue, mergeVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  appendVary,
+  appendVaryList,
   type Exchange,
   exchangeIfAny,
   exchangeOf,
@@ -96,7 +96,7 @@ export function setPassage(res: ServerResponse, passage: Passage): void {
   const req = (res as ServerResponse & { req?: IncomingMessage }).req;
   const exchange = req === undefined ? undefined : exchangeIfAny(req);
   const held = exchange?.heldVary;
-  if (held === undefined) appendVary(res, ...vary);
+  if (held === undefined) appendVaryList(res, vary);
   else (exchange as Exchange).heldVary = mergeVary(held, vary) ?? held;
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendVary } from "./vary.js";
+import { appendVary, mergeVary } from "./vary.js";
 
 // Each request says, in query parameters, the Vary already set (`has`, repeatable for several
 // field lines) and the fields to append (`add`, repeatable); the response shows the result.
@@ -86,5 +86,34 @@ describe("appendVary after the header was changed by other code", () => {
   ])("%j → Vary: %j", async (steps, expected) => {
     const query = new URLSearchParams(steps.map((s): [string, string] => ["op", s]));
     expect((await fetch(`${stepUrl}/?${query}`)).headers.get("vary")).toBe(expected);
+  });
+});
+
+// A gate's names are one frozen list, whose steps are held by list: the same answers as a list
+// made for the call, on the first use of a value and on every later one, past the bound too.
+describe("mergeVary of a frozen list", () => {
+  const cases: [string, string[], string | undefined][] = [
+    ["", ["API-Version", "Accept-Version"], "API-Version, Accept-Version"],
+    ["Origin", ["API-Version", "origin"], "Origin, API-Version"],
+    ["api-version, ORIGIN", ["API-Version", "Origin"], undefined],
+    ["*", ["Accept"], undefined],
+    ["Origin", ["Accept", "*"], "*"],
+    ["Accept", [], undefined],
+  ];
+
+  it.each(cases)("%j + frozen %j → %j, every time", (current, names, expected) => {
+    const frozen = Object.freeze([...names]);
+    for (let i = 0; i < 3; i++) {
+      expect(mergeVary(current, frozen)).toBe(expected);
+      expect(mergeVary(current, [...names])).toBe(expected);
+    }
+  });
+
+  it("keeps answering past 64 values held for one list", () => {
+    const frozen = Object.freeze(["Accept"]);
+    for (let i = 0; i < 200; i++) {
+      expect(mergeVary(`X-${i}`, frozen)).toBe(`X-${i}, Accept`);
+      expect(mergeVary(`X-${i}, accept`, frozen)).toBeUndefined();
+    }
   });
 });

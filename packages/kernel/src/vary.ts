@@ -71,6 +71,30 @@ export function varyStepCount(): number {
   return steps.size;
 }
 
+/**
+ * {@link varyWith} of a frozen list of names, by list and value: a gate's names are one frozen
+ * list (the version's fields, `Origin`), added to the same few values, so the whole step is one
+ * look-up. At most 64 values held per list, each of at most 1024 characters (a longer one is
+ * worked out each time); a list that is garbage takes its values with it.
+ */
+const byList = new WeakMap<readonly string[], Map<string, string | null>>();
+
+function varyWithList(text: string, fields: readonly string[]): string | undefined {
+  if (!Object.isFrozen(fields) || text.length > 1024) return varyWith(text, fields);
+  let known = byList.get(fields);
+  if (known === undefined) {
+    known = new Map();
+    byList.set(fields, known);
+  }
+  let value = known.get(text);
+  if (value === undefined) {
+    value = varyWith(text, fields) ?? null;
+    if (known.size >= 64) known.clear();
+    known.set(text, value);
+  }
+  return value ?? undefined;
+}
+
 /** `current` with `fields` added, or `undefined` when nothing changes. */
 function varyWith(text: string, fields: readonly string[]): string | undefined {
   let value = text;
@@ -119,7 +143,18 @@ export function mergeVary(
   current: string | readonly string[] | number | null | undefined,
   fields: readonly string[],
 ): string | undefined {
-  return varyWith(varyText(current), fields);
+  return varyWithList(varyText(current), fields);
+}
+
+/**
+ * {@link appendVary} of a list of names, without a copy of it: a frozen list (a gate's own) is
+ * added in one look-up.
+ *
+ * @internal For the kernel's adapters.
+ */
+export function appendVaryList(res: ServerResponse, fields: readonly string[]): void {
+  const value = varyWithList(varyText(res.getHeader("vary")), fields);
+  if (value !== undefined) res.setHeader("Vary", value);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  appendVary,
+  appendVaryList,
   appendVaryValue,
   type Body,
   type Exchange,
@@ -95,8 +95,8 @@ export function writeValue(
     (exchange as Exchange).heldVary = undefined;
     // A `Vary` of the response's own fields replaces what was set in front, the held names too.
     if (!("vary" in fields)) appendVaryValue(res, mergeVary(held, value.vary) ?? held);
-    else if (value.vary.length > 0) appendVary(res, ...value.vary);
-  } else if (value.vary.length > 0) appendVary(res, ...value.vary);
+    else if (value.vary.length > 0) appendVaryList(res, value.vary);
+  } else if (value.vary.length > 0) appendVaryList(res, value.vary);
   const body = value.body;
   if (body === undefined) {
     // RFC 9110 §15.3.6: a 205 has no content, and says so with Content-Length: 0 (Node would

@@ -29,7 +29,7 @@ const answers = (value: ResponseValue): Middleware =>
 function countVaryWrites(_req: Request, res: Response, next: NextFunction): void {
   let writes = 0;
   const set = res.setHeader;
-  res.setHeader = function counted(name: string, value: number | string | readonly string[]) {
+  res.setHeader = function counted(this: Response, name: string, value: number | string | readonly string[]) {
     if (name.toLowerCase() === "vary") writes++;
     return set.call(this, name, value);
   } as typeof res.setHeader;

@@ -34,7 +34,8 @@ describe("rateLimit in a chain, behind a gate that varies", () => {
           key: () => "h",
           // Yours answers by itself: the chain must have set the gates' names before it runs.
           handler: (_req, res) => {
-            res.status(429).send("slow down");
+            res.statusCode = 429;
+            res.end("slow down");
           },
         }),
       ),
