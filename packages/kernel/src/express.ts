@@ -64,25 +64,32 @@ export function expressView<Req extends ExpressSettingsRequest>(req: Req): Req {
     if (exchange.trust === undefined) exchange.trust = false;
     return req;
   }
+  // `app.get(name)` is `app.settings[name]` on Express 4 and 5 (a mounted app's settings inherit
+  // its parent's): read without the call, which counts its arguments, each by its own name.
+  const settings = app.settings as ExpressSettings | null | undefined;
+  const read: ExpressSettings =
+    typeof settings === "object" && settings !== null
+      ? settings
+      : {
+          "trust proxy fn": app.get("trust proxy fn"),
+          "case sensitive routing": app.get("case sensitive routing"),
+          "strict routing": app.get("strict routing"),
+        };
   if (exchange.trust === undefined) {
-    const trust = settingOf(app, "trust proxy fn");
+    const trust = read["trust proxy fn"];
     exchange.trust = typeof trust === "function" ? (trust as TrustHop) : false;
   }
-  const caseSensitive = settingOf(app, "case sensitive routing") === true;
-  const strict = settingOf(app, "strict routing") === true;
+  const caseSensitive = read["case sensitive routing"] === true;
+  const strict = read["strict routing"] === true;
   exchange.routing = caseSensitive || strict ? { caseSensitive, strict } : EXPRESS_DEFAULT_ROUTING;
   return req;
 }
 
-/**
- * An Express setting: `app.get(name)` is `app.settings[name]` on Express 4 and 5 (a mounted app's
- * settings inherit its parent's), read here without the call, which counts its arguments.
- */
-function settingOf(app: NonNullable<ExpressSettingsRequest["app"]>, name: string): unknown {
-  const settings = app.settings;
-  return typeof settings === "object" && settings !== null
-    ? (settings as Record<string, unknown>)[name]
-    : app.get(name);
+/** The Express settings {@link expressView} reads. */
+interface ExpressSettings {
+  readonly "trust proxy fn"?: unknown;
+  readonly "case sensitive routing"?: unknown;
+  readonly "strict routing"?: unknown;
 }
 
 const EXPRESS_DEFAULT_ROUTING = Object.freeze({ caseSensitive: false, strict: false });
