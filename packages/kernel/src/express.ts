@@ -253,7 +253,12 @@ const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: unde
 export function expressGate(
   gate: Gate<IncomingMessage>,
 ): (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void {
-  return function svcGate(req, res, next): void {
+  // A gate decides; this writes its answer through `writeResponse` only: a `chain` may hold its `Vary`.
+  return headlessMiddleware(function svcGate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: NextFunction,
+  ): void {
     let pending: ReturnType<Gate<IncomingMessage>>;
     try {
       pending = gate(expressView(req), req);
@@ -269,5 +274,5 @@ export function expressGate(
         return next();
       })
       .catch(next);
-  };
+  });
 }

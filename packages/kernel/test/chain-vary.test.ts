@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { type Listening, listen } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chain } from "../src/express.js";
+import { chain, expressGate } from "../src/express.js";
 import { HttpError, headlessMiddleware, isHttpError, type ResponseValue } from "../src/index.js";
 import { setPassage, writeResponse } from "../src/node.js";
 
@@ -46,6 +46,14 @@ function app(framework: typeof express): express.Express {
   const app = framework();
   app.use(countVaryWrites);
   app.get("/route-answers", chain(varies("API-Version", "Accept"), varies("Origin")), sendDone);
+  app.get(
+    "/gate-of-yours",
+    chain(
+      varies("API-Version"),
+      expressGate(() => ({ fields: { "X-Gate": "on" }, vary: ["Origin"] })),
+    ),
+    sendDone,
+  );
   app.get(
     "/set-in-front",
     (_req, res, next) => {
@@ -132,6 +140,13 @@ describe.each([
   it("are set once, in order, before the route answers", async () => {
     const res = await get("/route-answers");
     expect(res.headers.get("vary")).toBe("API-Version, Accept, Origin");
+    expect(res.headers.get("x-vary-writes")).toBe("1");
+  });
+
+  it("are set once with those of a gate of yours under expressGate", async () => {
+    const res = await get("/gate-of-yours");
+    expect(res.headers.get("x-gate")).toBe("on");
+    expect(res.headers.get("vary")).toBe("API-Version, Origin");
     expect(res.headers.get("x-vary-writes")).toBe("1");
   });
 
