@@ -76,11 +76,8 @@ export function chain<const H extends readonly ChainedHandler[]>(
   return function chained(req: unknown, res: unknown, next: NextFunction): void {
     let index = 0;
     let exchange: Exchange | undefined;
-    const release = (): void => {
-      if (exchange !== undefined) releaseVary(res as ServerResponse, exchange);
-    };
     const pass = (err?: unknown): void => {
-      release();
+      if (exchange !== undefined) releaseVary(res as ServerResponse, exchange);
       next(err);
     };
     // One per request, not per middleware: a throw or a rejection goes on to the error handlers.
@@ -107,7 +104,7 @@ export function chain<const H extends readonly ChainedHandler[]>(
       if (headless[at] === true) {
         exchange ??= exchangeOf(req as object);
         exchange.heldVary ??= "";
-      } else release();
+      } else if (exchange !== undefined) releaseVary(res as ServerResponse, exchange);
       callCaught(handler, req, res, step, fail);
     };
     step();
