@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVaryList,
-  type Exchange,
   exchangeIfAny,
   exchangeOf,
   type FieldValue,
@@ -9,7 +8,6 @@ import {
   type HandlerContext,
   HttpError,
   isAnswer,
-  mergeVary,
   type Passage,
   type Pipeline,
   type PipelineRequest,
@@ -21,7 +19,7 @@ import {
 
 import { requestSlot } from "./request-slot.js";
 import { malformedEscape, targetPath } from "./target.js";
-import { fieldName, writeValue } from "./write.js";
+import { fieldName, holdVary, writeValue } from "./write.js";
 
 export { settleUnreadBody } from "./settle-body.js";
 export { fieldName, writeValue };
@@ -95,9 +93,8 @@ export function setPassage(res: ServerResponse, passage: Passage): void {
   if (vary === undefined || vary.length === 0) return;
   const req = (res as ServerResponse & { req?: IncomingMessage }).req;
   const exchange = req === undefined ? undefined : exchangeIfAny(req);
-  const held = exchange?.heldVary;
-  if (held === undefined) appendVaryList(res, vary);
-  else (exchange as Exchange).heldVary = mergeVary(held, vary) ?? held;
+  if (exchange?.heldVary === undefined) appendVaryList(res, vary);
+  else holdVary(exchange, vary);
 }
 
 /**

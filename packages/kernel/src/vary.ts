@@ -127,8 +127,7 @@ function varyText(current: string | readonly string[] | number | null | undefine
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
 export function appendVary(res: ServerResponse, ...fields: string[]): void {
-  const value = varyWith(varyText(res.getHeader("vary")), fields);
-  if (value !== undefined) res.setHeader("Vary", value);
+  appendVaryList(res, fields);
 }
 
 /**

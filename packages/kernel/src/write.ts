@@ -54,6 +54,12 @@ function appendLink(res: ServerResponse, field: FieldValue): void {
   res.setHeader("Link", [...lines(before), ...lines(field)].join(", "));
 }
 
+/** Adds `names` to the `Vary` names a `chain` holds for the request (`Exchange.heldVary`). */
+export function holdVary(exchange: Exchange, names: readonly string[]): void {
+  const held = exchange.heldVary ?? "";
+  exchange.heldVary = mergeVary(held, names) ?? held;
+}
+
 /**
  * Sets the `Vary` names held for the request (`Exchange.heldVary`, while a `chain` holds them)
  * after any the response carries, in one field, and holds nothing more.
@@ -90,12 +96,11 @@ export function writeValue(
     else res.setHeader(fieldName(name), field as string | string[]);
   }
   const exchange = req === undefined ? undefined : exchangeIfAny(req);
-  const held = exchange?.heldVary;
-  if (held !== undefined) {
-    (exchange as Exchange).heldVary = undefined;
-    // A `Vary` of the response's own fields replaces what was set in front, the held names too.
-    if (!("vary" in fields)) appendVaryValue(res, mergeVary(held, value.vary) ?? held);
-    else if (value.vary.length > 0) appendVaryList(res, value.vary);
+  // A `Vary` of the response's own fields replaces what was set in front, the held names too.
+  if (exchange !== undefined && "vary" in fields) exchange.heldVary = undefined;
+  if (exchange?.heldVary !== undefined) {
+    holdVary(exchange, value.vary);
+    releaseVary(res, exchange);
   } else if (value.vary.length > 0) appendVaryList(res, value.vary);
   const body = value.body;
   if (body === undefined) {
