@@ -1,14 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createRequire } from "node:module";
-import { type Listening, listen } from "@svc/test-utils";
+import { express4, type Listening, listen } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chain, expressGate } from "../src/express.js";
 import { HttpError, headlessMiddleware, isHttpError, type ResponseValue } from "../src/index.js";
 import { setPassage, writeResponse } from "../src/node.js";
-
-/** Express 4.17.0, the oldest the peer range admits: the root's dev dependency `express4`. */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
 

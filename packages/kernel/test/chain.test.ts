@@ -1,12 +1,8 @@
-import { createRequire } from "node:module";
-import { type Listening, listen } from "@svc/test-utils";
+import { express4, type Listening, listen } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chain } from "../src/express.js";
 import { isHttpError } from "../src/index.js";
-
-/** Express 4.17.0, the oldest the peer range admits: the root's dev dependency `express4`. */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
 
 const mark =
   (name: string): RequestHandler =>
