@@ -9,7 +9,7 @@ export default async function smoke(mod) {
     `<e:Envelope xmlns:e="${mod.SOAP12_NS}"><e:Body><x:Op xmlns:x="urn:x"/></e:Body></e:Envelope>`,
   );
   if (env.body[0]?.localName !== "Op") throw new Error("parseEnvelope is broken");
-  if (typeof mod.createSoapEndpoint !== "function" || typeof mod.soapRefusal !== "function") {
-    throw new Error("createSoapEndpoint/soapRefusal are missing");
+  if (typeof mod.createSoapEndpoint !== "function" || typeof mod.soapFaults !== "function") {
+    throw new Error("createSoapEndpoint/soapFaults are missing");
   }
 }

@@ -7,7 +7,7 @@ import type { ApiVersion } from "@svc/kernel";
 import { chain, expressAdapter } from "@svc/kernel/express";
 import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
-import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
+import { soapEndpoint } from "@svc/soap-envelope/express";
 import { versionedPath } from "@svc/versioning/express";
 import type express from "express";
 import {
@@ -26,6 +26,7 @@ import {
   TRUST,
 } from "./service.js";
 import { soapOptions } from "./soap.js";
+import { ERRORS } from "./soap-service.js";
 
 type Req = express.Request & { principal?: { id: string } | undefined; apiVersion?: ApiVersion | undefined };
 
@@ -51,8 +52,7 @@ export function expressApp(framework: typeof express): RequestListener {
   app.use(
     chain(svc.prepare, crossOrigin(CORS), rateLimit(LIMIT), allowedHosts(HOSTS), authenticate(authOptions())),
   );
-  // The endpoint's error handler on its path: a refusal in front (429, 401) is a SOAP fault there.
-  app.use(SOAP_PATH, soapEndpoint(soapOptions()), soapErrorHandler());
+  app.use(SOAP_PATH, soapEndpoint(soapOptions()));
   app.use(parseBody(BODY));
 
   app
@@ -86,6 +86,7 @@ export function expressApp(framework: typeof express): RequestListener {
     )
     .all(allowedMethods(ME_METHODS));
   app.use(notFound());
-  app.use(errorHandler({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' }));
+  // A refusal in front of the SOAP endpoint (429, 401) is a fault there (`soapFaults`).
+  app.use(errorHandler(ERRORS));
   return app as unknown as RequestListener;
 }

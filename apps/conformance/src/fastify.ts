@@ -20,6 +20,7 @@ import {
   TRUST,
 } from "./service.js";
 import { soapOptions } from "./soap.js";
+import { ERRORS } from "./soap-service.js";
 
 type Params = { id: string };
 
@@ -35,20 +36,19 @@ export async function fastifyApp(): Promise<FastifyInstance> {
   const self = (request: FastifyRequest) =>
     hrefFor(request, versionedPath(request, `/employees/${(request.params as Params).id}`));
 
-  const errors = { wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' };
   // frameworkErrors: a URL Fastify cannot decode, refused before any route, gets the record too.
   const app = Fastify({
     rewriteUrl: svc.rewriteUrl,
     trustProxy: TRUST,
-    frameworkErrors: fastifyErrorHandler(errors),
+    frameworkErrors: fastifyErrorHandler(ERRORS),
   });
-  await app.register(errorPlugin, errors);
+  await app.register(errorPlugin, ERRORS);
   await app.register(svc.plugin);
   await app.register(crossOrigin, CORS);
   await app.register(rateLimit, LIMIT);
   await app.register(allowedHosts, { hosts: HOSTS });
   await app.register(auth, authOptions());
-  await app.register(soap, { ...soapOptions(), prefix: SOAP_PATH, faults: true });
+  await app.register(soap, { ...soapOptions(), prefix: SOAP_PATH });
   await app.register(parseBody, BODY);
 
   app.get(

@@ -7,7 +7,7 @@ import { fetchAdapter, honoConnection } from "@svc/kernel/fetch";
 import { crossOrigin, parseBody } from "@svc/negotiate/fetch";
 import { rateLimit } from "@svc/ratelimit/fetch";
 import { versionedPath } from "@svc/versioning/fetch";
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono } from "hono";
 import {
   authOptions,
   BODY,
@@ -23,12 +23,12 @@ import {
   SOAP_PATH,
   TRUST,
 } from "./service.js";
+import { ERRORS } from "./soap-service.js";
 
 type Env = { Variables: AuthVariables };
 
-/** The SOAP endpoint on Hono: its faults middleware, mounted first, and its route. */
+/** The SOAP endpoint on Hono: its route. */
 export interface SoapOnHono {
-  faults: MiddlewareHandler;
   answer(c: Context): Response | Promise<Response>;
 }
 
@@ -57,8 +57,6 @@ export function honoComposition(
     });
 
   const app = new Hono<Env>({ getPath: svc.getPath });
-  // First: a refusal of the middleware after it is a SOAP fault there.
-  if (endpoint !== undefined) app.use(SOAP_PATH, endpoint.faults);
   app.use(svc.middleware);
   app.use(crossOrigin(CORS));
   app.use(rateLimit({ ...LIMIT, trustProxy: TRUST }));
@@ -99,7 +97,9 @@ export function honoComposition(
   app.all("/orders", allowedMethods(ORDER_METHODS));
   app.get("/me", requireScopes(READ_SCOPE), (c) => svc.respond(c.req.raw, () => service.me(by(c))));
   app.all("/me", allowedMethods(ME_METHODS));
-  app.notFound(notFoundHandler());
-  app.onError(onError({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' }));
+  // With the endpoint, a refusal in front of it (429, 401) is a fault there (`soapFaults`).
+  const errors = endpoint === undefined ? { wwwAuthenticate: ERRORS.wwwAuthenticate } : ERRORS;
+  app.notFound(notFoundHandler(errors));
+  app.onError(onError(errors));
   return app.fetch;
 }

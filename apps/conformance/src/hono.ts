@@ -11,6 +11,6 @@ import { soapOptions } from "./soap.js";
 export function honoApp(): (request: Request, env?: unknown) => Response | Promise<Response> {
   return honoComposition((trustProxy) => {
     const soap = soapEndpoint({ ...soapOptions(), trustProxy });
-    return { faults: soap.faults, answer: (c) => soap(c.req.raw, honoConnection(c)) };
+    return { answer: (c) => soap(c.req.raw, honoConnection(c)) };
   });
 }

@@ -26,6 +26,7 @@ import {
   TRUST,
 } from "./service.js";
 import { soapOptions } from "./soap.js";
+import { ERRORS } from "./soap-service.js";
 
 /**
  * The composition on `node:http`: no router and no framework setting, so each check is awaited in
@@ -44,7 +45,8 @@ export function nodeApp(): RequestListener {
   const canRead = requireScopes(READ_SCOPE);
   const soap = soapEndpoint({ ...soapOptions(), path: SOAP_PATH, trustProxy });
   const readBody = parseBody(BODY);
-  const sendError = errorResponder({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' });
+  // A refusal in front of the SOAP endpoint (429, 401) is a fault there (`soapFaults`).
+  const sendError = errorResponder(ERRORS);
 
   /** OPTIONS → 204 with `Allow`; another method a 405 with the same `Allow`, as `allowedMethods` on Express. */
   const allowed = (req: IncomingMessage, res: ServerResponse, methods: readonly string[]) => {
@@ -107,19 +109,8 @@ export function nodeApp(): RequestListener {
   };
 
   return (req, res) => {
-    dispatch(req, res).catch((err: unknown) => {
-      // The endpoint's requests get a refusal in front (429, 401) as a SOAP fault.
-      if (pathOf(req.url ?? "/") === SOAP_PATH) soap.fault(err, req, res);
-      else sendError(err, req, res);
-    });
+    dispatch(req, res).catch((err: unknown) => sendError(err, req, res));
   };
-}
-
-/** The path of a request-target: no query, and of an absolute-form target (`http://host/x`) its path. */
-function pathOf(target: string): string {
-  const rest = target.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
-  const end = rest.search(/[?#]/);
-  return end === -1 ? rest : rest.slice(0, end);
 }
 
 /** A path segment decoded, as a router decodes a parameter; a malformed escape (`%ZZ`) is a 400. */

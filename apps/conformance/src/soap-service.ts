@@ -1,4 +1,14 @@
-import { SoapFault, type SoapServiceOptions } from "@svc/soap-envelope";
+import { SoapFault, type SoapServiceOptions, soapFaults } from "@svc/soap-envelope";
+import { SOAP_PATH } from "./service.js";
+
+/**
+ * The options of the application's one error handler, on every framework: the challenges a 401
+ * names, and the SOAP endpoint's errors (a 429 or 401 in front of it, its own refusals) as faults.
+ */
+export const ERRORS = {
+  wwwAuthenticate: 'Bearer realm="api", Basic realm="api"',
+  renderers: [soapFaults({ path: SOAP_PATH })],
+};
 
 interface Customer {
   id: bigint;

@@ -1,7 +1,8 @@
 /**
- * `@svc/soap-envelope/express`: the SOAP endpoint as Express 4 and 5 middleware (`soapEndpoint`)
- * and its error handler (`soapErrorHandler`), on the main entry's transport-neutral endpoint
- * (`createSoapEndpoint`) and refusal (`soapRefusal`).
+ * `@svc/soap-envelope/express`: the SOAP endpoint as Express 4 and 5 middleware (`soapEndpoint`),
+ * on the main entry's transport-neutral endpoint (`createSoapEndpoint`). Its errors go to the
+ * application's error handler (`errorHandler` of `@svc/errors/express`, with `soapFaults` of the
+ * main entry in its `renderers` to answer them as SOAP faults).
  *
  * @packageDocumentation
  */
@@ -19,13 +20,10 @@ import {
   type SoapResponse,
   type SoapRoute,
   type SoapService,
-  type SoapVersion,
-  soapRefusal,
   soapResponseValue,
   type XmlSource,
 } from "@svc/soap-envelope";
 import { targetPath } from "./binding/request-target.js";
-import { checkLogger, checkObject, checkVersions } from "./options.js";
 
 /** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
 export type { NextFunction as SoapNextFunction } from "@svc/errors";
@@ -201,71 +199,19 @@ function expressInput(
 }
 
 /**
- * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or
- * body parsing middleware in front of the endpoint) as a SOAP fault (1.1 for a `text/xml` request
- * when `versions` includes 1.1, else 1.2) with the same HTTP status
- * and headers (`Retry-After`, `WWW-Authenticate`, ...): 4xx as `env:Sender`, 5xx as
- * `env:Receiver` without internal detail. A 5xx is logged with `options.logger`, else the
- * request's `req.log`, else `fallbackLogger` from `@svc/errors` (one JSON line on stderr).
- *
- * @example
- * app.use("/ws/customer", rateLimit(...), soapEndpoint(...), soapErrorHandler());
- * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
- */
-export function soapErrorHandler(
-  options: {
-    logger?: SoapLogger;
-    /**
-     * The SOAP versions the endpoints behind it serve: a `text/xml` request gets a SOAP 1.1 fault
-     * only when `"1.1"` is one of them. An endpoint that serves 1.2 alone answers a 1.2 fault to
-     * every request (SOAP 1.2 Part 2 §7.1.4 binds it to `application/soap+xml`); a 1.1 fault from
-     * its error handler would tell the client a version the endpoint does not speak.
-     * @default ["1.1", "1.2"]
-     */
-    versions?: readonly SoapVersion[];
-  } = {},
-) {
-  checkObject(options, "options", ["logger", "versions"]);
-  checkLogger(options.logger, "logger", "soapErrorHandler: logger");
-  const versions = checkVersions(options.versions);
-  return function svcSoapErrorHandler(
-    err: unknown,
-    req: SoapHttpRequest,
-    res: ServerResponse,
-    next: NextFunction,
-  ): void {
-    // As the service's own failures: the logger option, else the request's, else one JSON line
-    // on stderr. A 5xx this handler renders never reaches Express's final handler, which would
-    // have printed it: without a fallback it would be recorded nowhere.
-    const contentType = req.headers["content-type"];
-    const response = soapRefusal(
-      err,
-      { method: req.method ?? "GET", contentType },
-      { versions, logger: options.logger ?? req.log },
-    );
-    if (res.headersSent) {
-      next(err);
-      return;
-    }
-    // RFC 9110 §12.5.5: the refusal's Vary is added to the one set in front, never replacing it.
-    send(req, res, response, next);
-  };
-}
-
-/**
  * The core's response, written by the kernel: its status, its fields over those set in front,
  * its `Vary` appended, its content in one write (at once: no promise for whole bytes). A message
  * refused before it was read whole follows the kernel's refused-body policy, with the endpoint's
- * `unreadBody` bounds (the kernel's defaults for an error handler, which has no endpoint).
+ * `unreadBody` bounds.
  */
 function send(
   req: IncomingMessage,
   res: ServerResponse,
   response: SoapResponse,
   next: NextFunction,
-  unreadBody?: UnreadBodyBounds,
+  unreadBody: UnreadBodyBounds,
 ): void {
   if (res.headersSent) return;
-  if (unreadBody !== undefined) settleUnreadBody(req, res, unreadBody);
+  settleUnreadBody(req, res, unreadBody);
   writeValue(res, soapResponseValue(response), req.method ?? "GET")?.catch(next);
 }

@@ -25,28 +25,12 @@ import {
 } from "@svc/soap-envelope";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
-import { optionError } from "./options.js";
 
-/** Options of the {@link soap} plugin: the endpoint's, `trustProxy`, `forwardedHeaders` and `faults` (and Fastify's `prefix`). */
-export type FastifySoapOptions<Operations = never> = SoapEndpointOptions<Operations> &
-  AdapterOptions & {
-    /**
-     * Answer the errors of the endpoint's route as SOAP faults (`SoapEndpoint.refusal`), as
-     * `soapErrorHandler` does on Express: the plugin sets an error handler of its own, which its
-     * encapsulation scopes to the endpoint, so what the hooks in front throw for its requests (a
-     * rate limit's 429, an authentication's 401) and the endpoint's own refusals (a `?xsd=` of no
-     * schema, a body over Fastify's limit) are envelopes, with their status and fields; the
-     * application's other routes keep its error handler.
-     * @default false (they go to the application's error handler: `errorPlugin` of `@svc/errors/fastify`)
-     */
-    faults?: boolean;
-  };
+/** Options of the {@link soap} plugin: the endpoint's, `trustProxy` and `forwardedHeaders` (and Fastify's `prefix`). */
+export type FastifySoapOptions<Operations = never> = SoapEndpointOptions<Operations> & AdapterOptions;
 
 /** What Fastify's `register` takes beside a plugin's own options; not the endpoint's. */
 const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"] as const;
-
-/** The plugin's own options besides the endpoint's. */
-const OWN_OPTIONS = [...REGISTER_OPTIONS, "faults"] as const;
 
 /**
  * A SOAP 1.2 and 1.1 endpoint as a Fastify plugin: `app.register(soap, { prefix: "/ws/customer",
@@ -56,13 +40,14 @@ const OWN_OPTIONS = [...REGISTER_OPTIONS, "faults"] as const;
  * and `text/xml` bodies as bytes, read within the endpoint's size limit (the route's `bodyLimit`)
  * and `bodyTimeoutMs`; any other type is left unread, for the core's 415. Handler failures are
  * logged with `request.log` unless a `logger` is given; what the core refuses with an `HttpError`
- * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`), or with `faults: true`
- * to the plugin's own, which answers it, and what hooks in front threw for the endpoint's
- * requests, as a SOAP fault.
+ * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`), which answers it, and
+ * what hooks in front threw for the endpoint's requests, as a SOAP fault with `soapFaults` of the
+ * main entry in its `renderers`.
  *
  * @example
+ * await app.register(errorPlugin, { renderers: [soapFaults({ path: "/ws/customer" })] });
  * await app.register(rateLimit, { limit: 100, windowMs: 60_000 }); // its 429 a fault on /ws/customer
- * await app.register(soap, { prefix: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers, faults: true });
+ * await app.register(soap, { prefix: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
 export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
@@ -74,32 +59,15 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
   /** The `trustProxy` option compiled; none given: Fastify's own `trustProxy` (`fastifyView`). */
   let trust: TrustHop | undefined;
   let family: ForwardedHeaders;
-  let faults: unknown;
   try {
-    const split = splitOptions(options, OWN_OPTIONS);
+    const split = splitOptions(options, REGISTER_OPTIONS);
     trust = split.own.trustProxy === undefined ? undefined : split.trust;
     family = split.family;
     endpoint = createSoapEndpoint(split.soap);
-    faults = split.own.faults ?? false;
-    if (typeof faults !== "boolean") throw optionError("faults", faults, "true or false");
   } catch (refused) {
     // A refused option fails `register` (and so `ready`/`listen`) with its coded TypeError.
     done(refused as Error);
     return;
-  }
-  if (faults) {
-    instance.setErrorHandler(function svcSoapFault(err, request: FastifyRequest, reply: FastifyReply) {
-      const response = endpoint.refusal(err, {
-        method: request.method,
-        contentType: request.headers["content-type"],
-        logger: request.log,
-      });
-      if (reply.sent || reply.raw.headersSent) {
-        if (!reply.raw.writableEnded) reply.raw.destroy();
-        return undefined;
-      }
-      return sendSoapResponse(reply, response, endpoint.unreadBody);
-    });
   }
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser(

@@ -7,14 +7,7 @@
  * @packageDocumentation
  */
 import { fieldLines, requestFacts } from "@svc/kernel";
-import {
-  type ConnectionInfo,
-  fetchView,
-  type HonoMiddleware,
-  settleUnreadRequest,
-  toResponse,
-  withPassages,
-} from "@svc/kernel/fetch";
+import { type ConnectionInfo, fetchView, settleUnreadRequest, toResponse } from "@svc/kernel/fetch";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
@@ -32,28 +25,13 @@ export type FetchSoapOptions<Operations = never> = SoapEndpointOptions<Operation
  * `@hono/node-server`, `honoConnection(c)` of `@svc/kernel/fetch`: the `Host` lines as received,
  * TLS). Rejects with an `HttpError` (a `Host` that is no authority on `?wsdl`, an unknown `?xsd=`,
  * a failed `If-Match`) for the application's error handling (Hono's `app.onError(onError())`,
- * `withErrors(handler)` of `@svc/errors/fetch`).
+ * `withErrors(handler)` of `@svc/errors/fetch`), which answers the endpoint's errors as SOAP
+ * faults with `soapFaults` of the main entry in its `renderers`.
  */
 export interface FetchSoapHandler {
   (request: Request, info?: ConnectionInfo): Promise<Response>;
   /** The compiled service (contract and message processor). */
   service: SoapService;
-  /**
-   * The answer to `err`, an error a request to the endpoint failed with (what the handler
-   * rejected with, or what a gate in front threw: a rate limit's 429, an authentication's 401), as
-   * a SOAP fault, as `soapErrorHandler` does on Express (see `SoapEndpoint.refusal`): the status
-   * and the error's fields kept, with the fields the gates recorded for the request (`RateLimit`).
-   * For a Fetch server without Hono: `catch (err) { return soap.fault(err, request); }` around the
-   * gates and the endpoint.
-   */
-  fault(err: unknown, request: Request): Response;
-  /**
-   * Hono middleware for the endpoint's route, mounted before the gates in front of it
-   * (`app.use("/ws/customer", soap.faults)`): what is thrown after it for the route's requests
-   * (by the gates, the endpoint) is answered with {@link fault} instead of `app.onError`. An
-   * `Error` Hono has already given to `app.onError` (which logs it) is not logged again.
-   */
-  faults: HonoMiddleware;
 }
 
 /**
@@ -65,9 +43,10 @@ export interface FetchSoapHandler {
  *
  * @example
  * const soap = soapEndpoint({ wsdl: "contracts/customer.wsdl", handlers });
- * app.use("/ws/customer", soap.faults); // a refusal in front (a rate limit's 429) as a fault
  * app.use(rateLimit({ limit: 100, windowMs: 60_000 }));
  * app.all("/ws/customer", (c) => soap(c.req.raw, honoConnection(c)));
+ * // a refusal in front (a rate limit's 429) as a fault
+ * app.onError(onError({ renderers: [soapFaults({ path: "/ws/customer" })] }));
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
 export function soapEndpoint<Operations = never>(
@@ -98,42 +77,6 @@ export function soapEndpoint<Operations = never>(
     return settleUnreadRequest(request, toFetchResponse(response, method), endpoint.unreadBody);
   } as FetchSoapHandler;
   handler.service = endpoint.service;
-  /** The fault answering `err`, with the gates' fields (a rate limit's) where it has none of the same name. */
-  const faultOf = (err: unknown, request: Request, logged: boolean): Response => {
-    const method = request.method.toUpperCase();
-    const response = endpoint.refusal(err, {
-      method,
-      contentType: request.headers.get("content-type") ?? undefined,
-      logged,
-    });
-    return settleUnreadRequest(
-      request,
-      withPassages(toFetchResponse(response, method), request),
-      endpoint.unreadBody,
-    );
-  };
-  handler.fault = function svcSoapFault(err: unknown, request: Request): Response {
-    return faultOf(err, request, false);
-  };
-  handler.faults = async function svcSoapFaults(c, next) {
-    let error: unknown;
-    // Hono answers an `Error` with `app.onError` at the step that threw (its default handler logs
-    // it too) and leaves it here; anything else thrown comes up unanswered and unlogged.
-    let logged = false;
-    try {
-      await next();
-      error = (c as { error?: unknown }).error;
-      if (error === undefined) return undefined;
-      logged = true;
-    } catch (err) {
-      error = err;
-    }
-    // Hono merges the fields of the response it replaces into the new one (the error record's
-    // Content-Length among them): the fault replaces it whole, its fields the gates' and its own.
-    (c as { res: Response | undefined }).res = undefined;
-    c.res = faultOf(error, c.req.raw, logged);
-    return undefined;
-  };
   return handler;
 }
 

@@ -3,9 +3,7 @@ export {
   type SoapEndpoint,
   type SoapEndpointOptions,
   type SoapHttpInput,
-  type SoapRefusedRequest,
   type SoapRoute,
-  soapRefusal,
   soapResponseValue,
 } from "./binding/core.js";
 export { type SoapFaultsOptions, soapFaults } from "./binding/fault-renderer.js";

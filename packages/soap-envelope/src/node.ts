@@ -10,7 +10,6 @@ import { settleUnreadBody, writeValue } from "@svc/kernel/node";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
-  type SoapResponse,
   type SoapService,
   soapResponseValue,
 } from "@svc/soap-envelope";
@@ -33,22 +32,13 @@ export type NodeSoapOptions<Operations = never> = SoapEndpointOptions<Operations
  * The endpoint as a `node:http` handler: resolves `true` once it has answered, `false` when the
  * request's path is not the endpoint's (nothing written). Rejects with an `HttpError` (a `Host`
  * that is no authority on `?wsdl`, an unknown `?xsd=`, a failed `If-Match`) for the
- * application's error handling: {@link NodeSoapHandler.fault} answers it as a SOAP fault, as
- * `soapErrorHandler` does on Express (or `errorResponder` of `@svc/errors/node`, the JSON record).
+ * application's error handling: `errorResponder` of `@svc/errors/node`, which answers the
+ * endpoint's errors as SOAP faults with `soapFaults` of the main entry in its `renderers`.
  */
 export interface NodeSoapHandler {
   (req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** The compiled service (contract and message processor). */
   service: SoapService;
-  /**
-   * The error path of the endpoint's requests: answers `err` (what the handler rejected with, or
-   * what a check in front of it threw: a rate limit's 429, an authentication's 401) as a SOAP
-   * fault, as `soapErrorHandler` does on Express (see `SoapEndpoint.refusal`): the status and the
-   * error's fields kept, the fields set on `res` in front (`RateLimit`) too. When the response
-   * has already started, the connection is cut instead (RFC 9112 §8: the client sees an
-   * incomplete message, not one that looks complete).
-   */
-  fault(err: unknown, req: IncomingMessage, res: ServerResponse): void;
 }
 
 /**
@@ -58,12 +48,13 @@ export interface NodeSoapHandler {
  *
  * @example
  * const soap = soapEndpoint({ path: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers });
+ * const sendError = errorResponder({ renderers: [soapFaults({ path: "/ws/customer" })] });
  * createServer(async (req, res) => {
  *   try {
  *     await limit(req, res); // a rate limit in front: its 429 is answered as a fault too
- *     if (!(await soap(req, res))) notFound(res);
+ *     if (!(await soap(req, res))) throw HttpError.notFound();
  *   } catch (err) {
- *     soap.fault(err, req, res);
+ *     sendError(err, req, res);
  *   }
  * });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
@@ -77,18 +68,6 @@ export function soapEndpoint<Operations = never>(
     throw optionError("path", own.path, 'a path starting with "/"');
   }
   const path = own.path === undefined ? undefined : trimSlash(own.path);
-  /**
-   * The kernel writes the core's response; a message refused before it was read whole follows
-   * its refused-body policy with the endpoint's `unreadBody` bounds.
-   */
-  const send = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    response: SoapResponse,
-  ): Promise<void> | undefined => {
-    settleUnreadBody(req, res, endpoint.unreadBody);
-    return writeValue(res, soapResponseValue(response), req.method ?? "GET");
-  };
   const handler = async function svcSoapEndpoint(
     req: IncomingMessage,
     res: ServerResponse,
@@ -109,28 +88,16 @@ export function soapEndpoint<Operations = never>(
       http: req,
       native: req,
     });
-    if (!res.headersSent) await send(req, res, response);
+    // The kernel writes the core's response; a message refused before it was read whole follows
+    // its refused-body policy with the endpoint's `unreadBody` bounds.
+    if (!res.headersSent) {
+      settleUnreadBody(req, res, endpoint.unreadBody);
+      await writeValue(res, soapResponseValue(response), req.method ?? "GET");
+    }
     return true;
   } as NodeSoapHandler;
   handler.service = endpoint.service;
-  handler.fault = function svcSoapFault(err, req, res) {
-    const response = endpoint.refusal(err, {
-      method: req.method ?? "GET",
-      contentType: contentTypeOf(req),
-    });
-    if (res.headersSent) {
-      if (!res.writableEnded) res.destroy();
-      return;
-    }
-    send(req, res, response)?.catch(() => res.destroy());
-  };
   return handler;
-}
-
-/** The request's one `Content-Type` (node keeps a repeated one as its first line). */
-function contentTypeOf(req: IncomingMessage): string | undefined {
-  const value = req.headers["content-type"];
-  return typeof value === "string" ? value : undefined;
 }
 
 function trimSlash(path: string): string {

@@ -5,7 +5,7 @@ import { listen } from "@svc/test-utils";
 import express from "express";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/express.js";
+import { soapEndpoint } from "../src/express.js";
 import { type Contract, type ContractOperation, loadContract } from "../src/wsdl/contract.js";
 import { compileXsdPattern } from "../src/xsd/regex.js";
 import { CORPUS, contractOptions, wsdlFiles } from "./corpus-files.js";
@@ -20,6 +20,7 @@ import {
   patternExample,
   zeepInput,
 } from "./corpus-values.js";
+import { soapErrors } from "./helpers.js";
 import { PYTHON, zeepAvailable } from "./zeep.js";
 
 /**
@@ -193,6 +194,7 @@ function failure(key: string, error: string): Error {
 let server: Awaited<ReturnType<typeof listen>>;
 beforeAll(async () => {
   const app = express();
+  const paths: string[] = [];
   for (const [index, c] of cases.entries()) {
     for (const client of ["node-soap", "zeep"] as const) {
       const key = `${client} ${c.file}`;
@@ -216,10 +218,11 @@ beforeAll(async () => {
           contract: contractOptions(c.wsdl),
           logger: { error: (obj: object) => logged.get(key)?.push(obj) },
         } as Parameters<typeof soapEndpoint>[0]),
-        soapErrorHandler(),
       );
+      paths.push(`/${client}/${index}`);
     }
   }
+  app.use(soapErrors(paths));
   server = await listen(app);
 });
 afterAll(() => server?.close());

@@ -1,7 +1,15 @@
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/express.js";
-import { CUSTOMER_WSDL, customerHandlers, envelope, getCustomer, post, silentLogger } from "./helpers.js";
+import { soapEndpoint } from "../src/express.js";
+import {
+  CUSTOMER_WSDL,
+  customerHandlers,
+  envelope,
+  getCustomer,
+  post,
+  silentLogger,
+  soapErrors,
+} from "./helpers.js";
 
 describe(`soapEndpoint() on Express ${version}`, () => {
   it("GetCustomer answers 200 with the customer; ?wsdl serves the contract", async () => {
@@ -10,8 +18,8 @@ describe(`soapEndpoint() on Express ${version}`, () => {
     app.use(
       "/ws/customer",
       soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), logger: silentLogger }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/ws/customer"));
     const { url, close } = await listen(app);
     onTestFinished(close);
     const res = await post(`${url}/ws/customer`, envelope(getCustomer("42")));

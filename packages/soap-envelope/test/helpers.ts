@@ -1,10 +1,14 @@
 import { join } from "node:path";
+import type { ErrorLogger } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import type { Framework } from "@svc/test-utils/conformance";
 import express from "express";
+import { soapFaults } from "../src/binding/fault-renderer.js";
 import { SoapFault } from "../src/envelope/fault.js";
 import type { SoapServiceOptions } from "../src/envelope/service.js";
-import { soapEndpoint, soapErrorHandler } from "../src/express.js";
+import { soapEndpoint } from "../src/express.js";
+import type { SoapVersion } from "../src/wsdl/contract.js";
 import {
   type ParsedElement,
   parseXmlString,
@@ -66,13 +70,30 @@ export const silentLogger = {
   error(obj: object) {
     this.errors.push(obj);
   },
+  info() {},
 };
 
-/** An Express app with a SOAP endpoint at `path` and its error handler, trusting the proxy in front. */
+/**
+ * The application's error handler on Express as the README mounts it behind SOAP endpoints: the
+ * errors of requests to `path` as SOAP faults (`soapFaults`), every other path's as the record.
+ */
+export function soapErrors(
+  path: string | readonly string[],
+  options: { versions?: readonly SoapVersion[]; logger?: ErrorLogger } = {},
+) {
+  const { versions, logger } = options;
+  return errorHandler({
+    ...(logger !== undefined && { logger }),
+    renderers: [soapFaults({ path, ...(versions !== undefined && { versions }) })],
+  });
+}
+
+/** An Express app with a SOAP endpoint at `path` and the error handler, trusting the proxy in front. */
 export function expressSoapApp(path: string, options: SoapServiceOptions): express.Express {
   const app = express();
   app.set("trust proxy", true);
-  app.use(path, soapEndpoint(options), soapErrorHandler());
+  app.use(path, soapEndpoint(options));
+  app.use(soapErrors(path));
   return app;
 }
 

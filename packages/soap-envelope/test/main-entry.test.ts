@@ -2,7 +2,7 @@ import { mainEntryFrameworkTies } from "@svc/test-utils";
 import { describe, expect, it } from "vitest";
 import * as main from "../src/index.js";
 
-/** What the main entry exported before it was framework-free (now in `./express`). */
+/** What the main entry exported before it was framework-free (`soapEndpoint`: now in `./express`). */
 const MOVED = ["soapEndpoint", "soapErrorHandler"];
 
 describe("@svc/soap-envelope: the main entry is framework-free", () => {

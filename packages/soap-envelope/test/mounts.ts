@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import { errorPlugin } from "@svc/errors/fastify";
+import { notFoundHandler, onError } from "@svc/errors/fetch";
+import { errorResponder } from "@svc/errors/node";
 import { HttpError } from "@svc/kernel";
 import { honoConnection } from "@svc/kernel/fetch";
-import type { SoapEndpointOptions } from "@svc/soap-envelope";
+import { type SoapEndpointOptions, soapFaults } from "@svc/soap-envelope";
 import { soapEndpoint as expressEndpoint } from "@svc/soap-envelope/express";
 import { soap } from "@svc/soap-envelope/fastify";
 import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
@@ -69,40 +72,44 @@ export const endpointMounts = (path: string, options: () => SoapEndpointOptions)
 });
 
 /**
- * An endpoint at `path` on each framework as a team serves SOAP clients, every error a SOAP fault:
- * Express's `soapErrorHandler()`, the Fastify plugin's `faults: true`, the `node:http` handler's
- * `fault`, the Fetch handler's `faults` middleware on Hono; each trusting the proxy in front
- * (Express's `trust proxy`, Fastify's `trustProxy`, the other adapters' `trustProxy` option).
- * What is not the endpoint's path is a 404 through `fallbackErrors`.
+ * An endpoint at `path` on each framework as a team serves SOAP clients, every error of the path
+ * a SOAP fault: the application's one error handler of `@svc/errors` on each (`errorHandler`,
+ * `errorResponder`, `errorPlugin`, `onError`) with the `soapFaults` renderer; each trusting the
+ * proxy in front (Express's `trust proxy`, Fastify's `trustProxy`, the other adapters'
+ * `trustProxy` option). What is not the endpoint's path is a 404 record.
  */
-export const faultMounts = (path: string, options: () => SoapEndpointOptions): Mounts => ({
-  express: () => expressSoapApp(path, options()),
-  node() {
-    const endpoint = nodeEndpoint({ ...options(), path, trustProxy: true });
-    return (req: IncomingMessage, res: ServerResponse) => {
-      endpoint(req, res).then(
-        (answered) => {
-          if (!answered) fallbackErrors.node(HttpError.notFound(), req, res);
-        },
-        (err: unknown) => endpoint.fault(err, req, res),
-      );
-    };
-  },
-  fastify() {
-    const app = Fastify({ trustProxy: true });
-    app.register(soap, { ...options(), prefix: path, faults: true });
-    app.setErrorHandler(fallbackErrors.fastify);
-    return app;
-  },
-  fetch() {
-    const endpoint = fetchEndpoint({ ...options(), trustProxy: true });
-    const app = new Hono();
-    app.use(path, endpoint.faults);
-    app.all(path, (c) => endpoint(c.req.raw, honoConnection(c)));
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
-    return app.fetch;
-  },
-});
+export const faultMounts = (path: string, options: () => SoapEndpointOptions): Mounts => {
+  const errors = () => ({ logger: silentLogger, renderers: [soapFaults({ path })] });
+  return {
+    express: () => expressSoapApp(path, options()),
+    node() {
+      const endpoint = nodeEndpoint({ ...options(), path, trustProxy: true });
+      const sendError = errorResponder(errors());
+      return (req: IncomingMessage, res: ServerResponse) => {
+        endpoint(req, res).then(
+          (answered) => {
+            if (!answered) sendError(HttpError.notFound(), req, res);
+          },
+          (err: unknown) => sendError(err, req, res),
+        );
+      };
+    },
+    fastify() {
+      const app = Fastify({ trustProxy: true });
+      app.register(errorPlugin, errors());
+      app.register(soap, { ...options(), prefix: path });
+      return app;
+    },
+    fetch() {
+      const endpoint = fetchEndpoint({ ...options(), trustProxy: true });
+      const app = new Hono();
+      app.all(path, (c) => endpoint(c.req.raw, honoConnection(c)));
+      app.notFound(notFoundHandler(errors()));
+      app.onError(onError(errors()));
+      return app.fetch;
+    },
+  };
+};
 
 /** The customer endpoint at {@link PATH} on each framework, errors through `fallbackErrors`. */
 export const soapMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts =>

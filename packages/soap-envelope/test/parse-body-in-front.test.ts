@@ -6,7 +6,8 @@ import { parseBody } from "@svc/negotiate/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/express.js";
+import { soapFaults } from "../src/binding/fault-renderer.js";
+import { soapEndpoint } from "../src/express.js";
 
 const TNS = "http://svc.example.com/ws/echo/v1";
 const WSDL = `<?xml version="1.0" encoding="UTF-8"?>
@@ -72,9 +73,8 @@ beforeAll(async () => {
       handlers: { Echo: async (payload: { Text: string }) => ({ Text: payload.Text.toUpperCase() }) },
       logger: { error() {} },
     }),
-    soapErrorHandler(),
   );
-  app.use(errorHandler({ logger: { error() {} } }));
+  app.use(errorHandler({ logger: { error() {} }, renderers: [soapFaults({ path: "/ws/echo" })] }));
   server = await listen(app);
 });
 afterAll(async () => {

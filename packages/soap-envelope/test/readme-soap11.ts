@@ -1,5 +1,6 @@
-import { SoapFault } from "@svc/soap-envelope";
-import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
+import { errorHandler } from "@svc/errors/express";
+import { SoapFault, soapFaults } from "@svc/soap-envelope";
+import { soapEndpoint } from "@svc/soap-envelope/express";
 import express from "express";
 
 const NS = "urn:example:greeter";
@@ -54,5 +55,5 @@ app.use(
       },
     },
   }),
-  soapErrorHandler(),
 );
+app.use(errorHandler({ renderers: [soapFaults({ path: "/greeter" })] }));

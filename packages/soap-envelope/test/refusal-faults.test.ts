@@ -14,7 +14,7 @@ import { rateLimit as fastifyRateLimit } from "@svc/ratelimit/fastify";
 import { rateLimit as fetchRateLimit } from "@svc/ratelimit/fetch";
 import { rateLimit as nodeRateLimit } from "@svc/ratelimit/node";
 import { soapFaults } from "@svc/soap-envelope";
-import { soapEndpoint as expressEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
+import { soapEndpoint as expressEndpoint } from "@svc/soap-envelope/express";
 import { soap } from "@svc/soap-envelope/fastify";
 import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
 import { soapEndpoint as nodeEndpoint } from "@svc/soap-envelope/node";
@@ -64,50 +64,6 @@ const authenticate: Gate<unknown> = (view) => {
   throw HttpError.unauthorized("The access token is not valid", {
     headers: { "WWW-Authenticate": 'Bearer realm="ws", error="invalid_token"' },
   });
-};
-
-/** The endpoint behind a rate limit and an authentication, its refusals answered as SOAP faults. */
-const mounts: Mounts = {
-  express() {
-    const app = express();
-    app.disable("x-powered-by");
-    app.use(PATH, expressRateLimit(limits()), expressGate(authenticate), expressEndpoint(options()));
-    app.use(PATH, soapErrorHandler({ logger: silentLogger }));
-    app.use(fallbackErrors.express);
-    return app;
-  },
-  node() {
-    const limit = nodeRateLimit(limits());
-    const auth = nodeGate(authenticate);
-    const endpoint = nodeEndpoint({ ...options(), path: PATH });
-    return (req: IncomingMessage, res: ServerResponse) => {
-      const run = async () => {
-        if (!(req.url ?? "/").startsWith(PATH)) throw HttpError.notFound();
-        await limit(req, res);
-        if (await auth(req, res)) return;
-        if (!(await endpoint(req, res))) throw HttpError.notFound();
-      };
-      run().catch((err: unknown) => endpoint.fault(err, req, res));
-    };
-  },
-  fastify() {
-    const app = Fastify();
-    app.register(fastifyRateLimit, limits());
-    app.addHook("onRequest", fastifyGate(authenticate));
-    app.register(soap, { ...options(), prefix: PATH, faults: true });
-    app.setErrorHandler(fallbackErrors.fastify);
-    return app;
-  },
-  fetch() {
-    const endpoint = fetchEndpoint(options());
-    const app = new Hono();
-    app.use(PATH, endpoint.faults);
-    app.use(fetchRateLimit(limits()));
-    app.use(fetchGate(authenticate));
-    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
-    return app.fetch;
-  },
 };
 
 const post = (client: string, headers: Record<string, string> = {}, body = envelope(getCustomer("42"))) => ({
@@ -196,12 +152,10 @@ const rows: Row[] = [
   },
 ];
 
-conformance("@svc/soap-envelope refusals in front of the endpoint", mounts, rows);
-
 /**
- * The same endpoint with no SOAP error path of its own: the application's one error handler of
- * `@svc/errors` renders the errors of the endpoint's path as faults (`soapFaults`) and every other
- * path's as the record.
+ * The endpoint behind a rate limit and an authentication, with no SOAP error path of its own: the
+ * application's one error handler of `@svc/errors` renders the errors of the endpoint's path as
+ * faults (`soapFaults`) and every other path's as the record.
  */
 const faults = () => ({ logger: silentLogger, renderers: [soapFaults({ path: PATH })] });
 /** What a route of another path fails with. */
@@ -369,20 +323,21 @@ describe("soapFaults: its options", () => {
   });
 });
 
-describe("@svc/soap-envelope/fastify: the faults option", () => {
-  it('faults: "yes" → TypeError ERR_SVC_SOAP_ENVELOPE_FAULTS at register', async () => {
+describe("@svc/soap-envelope/fastify: no error path of its own", () => {
+  it("faults: true (the option 0.1 had) → TypeError ERR_SVC_SOAP_ENVELOPE_OPTIONS at register", async () => {
     const app = Fastify();
-    app.register(soap, { ...options(), prefix: PATH, faults: "yes" as never });
+    app.register(soap, { ...options(), prefix: PATH, faults: true } as never);
     try {
       await expect(app.ready()).rejects.toMatchObject({
         name: "TypeError",
-        code: "ERR_SVC_SOAP_ENVELOPE_FAULTS",
+        code: "ERR_SVC_SOAP_ENVELOPE_OPTIONS",
+        message: expect.stringContaining('"faults"'),
       });
     } finally {
       await app.close();
     }
   });
-  it("faults left out → a refusal in front goes to the application's error handler (the JSON record)", async () => {
+  it("a refusal in front goes to the application's error handler (here the JSON record)", async () => {
     const app = Fastify();
     app.addHook("onRequest", fastifyGate(authenticate));
     app.register(soap, { ...options(), prefix: PATH });
@@ -399,66 +354,5 @@ describe("@svc/soap-envelope/fastify: the faults option", () => {
     } finally {
       await app.close();
     }
-  });
-});
-
-describe("@svc/soap-envelope/node: fault() once the response has started", () => {
-  it("a response already begun → the connection cut, no second response written", async () => {
-    const endpoint = nodeEndpoint({ ...options(), path: PATH });
-    let after: { destroyed: boolean; status: number } | undefined;
-    const server = createServer((req, res) => {
-      res.writeHead(200, { "content-type": SOAP12 });
-      res.write("<partial");
-      endpoint.fault(new Error("the handler failed mid-response"), req, res);
-      after = { destroyed: res.destroyed, status: res.statusCode };
-    });
-    const listening = await listenOn(server);
-    try {
-      await send(listening.url, post("started")).catch(() => undefined);
-      expect(after).toEqual({ destroyed: true, status: 200 });
-    } finally {
-      await listening.close();
-    }
-  });
-});
-
-// A 5xx is recorded once: Hono runs `app.onError` (its own default logs too) at the step that
-// threw and leaves the error on the context, where `soap.faults` finds it and replaces the
-// response with the fault. The failure must not be logged a second time on the way.
-describe("@svc/soap-envelope/fetch: soap.faults after Hono's onError", () => {
-  it("an Error in front → one 500 fault, logged once through the shared logger", async () => {
-    const errors: unknown[] = [];
-    const logger = { ...silentLogger, error: (...args: unknown[]) => void errors.push(args) };
-    const endpoint = fetchEndpoint({ ...options(), logger });
-    const app = new Hono();
-    app.use(PATH, endpoint.faults);
-    app.use(fetchGate(authenticate));
-    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
-    app.onError(onError({ logger }));
-    const res = await app.request(PATH, {
-      method: "POST",
-      headers: { "Content-Type": SOAP12, "X-Boom": "1" },
-      body: envelope(getCustomer("42")),
-    });
-    expect(res.status).toBe(500);
-    expect(await res.text()).toMatch(/env:Receiver/);
-    expect(errors).toHaveLength(1);
-  });
-
-  it("a non-Error thrown in front, which Hono passes on → one 500 fault, logged by the fault", async () => {
-    const errors: unknown[] = [];
-    const logger = { ...silentLogger, error: (...args: unknown[]) => void errors.push(args) };
-    const endpoint = fetchEndpoint({ ...options(), logger });
-    const app = new Hono();
-    app.use(PATH, endpoint.faults);
-    app.use(() => {
-      throw "a string, not an Error";
-    });
-    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
-    app.onError(onError({ logger }));
-    const res = await app.request(PATH, { method: "POST", headers: { "Content-Type": SOAP12 }, body: "" });
-    expect(res.status).toBe(500);
-    expect(await res.text()).toMatch(/env:Receiver/);
-    expect(errors).toHaveLength(1);
   });
 });

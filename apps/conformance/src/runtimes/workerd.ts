@@ -25,7 +25,7 @@ export default {
           contract: { documents: { "customer-both.wsdl": wsdl, "customer.xsd": xsd } },
           trustProxy,
         });
-        return { faults: soap.faults, answer: (c) => soap(c.req.raw, honoConnection(c)) };
+        return { answer: (c) => soap(c.req.raw, honoConnection(c)) };
       });
       return app(request, env);
     },

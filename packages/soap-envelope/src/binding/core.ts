@@ -1,13 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
-import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
 import type { Fields, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
 import { reportAnswer, soapChannel } from "../envelope/diagnostics.js";
-import { fault11ToXml, faultToXml } from "../envelope/fault.js";
-import { parseMediaType } from "../envelope/media-type.js";
 import {
   compileSoapService,
-  httpErrorToFault,
   type SoapLogger,
   type SoapNode,
   type SoapRequest,
@@ -15,7 +12,6 @@ import {
   type SoapService,
   type SoapServiceOptions,
 } from "../envelope/service.js";
-import type { SoapVersion } from "../wsdl/contract.js";
 import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
@@ -72,29 +68,6 @@ export interface SoapHttpInput {
 }
 
 /**
- * The request a refusal outside the SOAP processing answers, as {@link SoapEndpoint.refusal}
- * reads it: its method and `Content-Type` (which SOAP version the client reads), and the
- * request's logger.
- * @example
- * const response = endpoint.refusal(err, { method: req.method, contentType: req.headers["content-type"] });
- * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
- */
-export interface SoapRefusedRequest {
-  /** The method (`HEAD` gets the fields, no content). */
-  method: string;
-  /** The request's `Content-Type` field: `text/xml` is a SOAP 1.1 client's. */
-  contentType?: string | undefined;
-  /** A request-scoped logger (Fastify's `request.log`), for a 5xx when no `logger` option is given. */
-  logger?: SoapLogger | undefined;
-  /**
-   * The framework's error handling has already recorded the error (Hono ran `app.onError` for
-   * it): a 5xx is not logged again.
-   * @default false
-   */
-  logged?: boolean | undefined;
-}
-
-/**
  * What {@link SoapEndpoint.route} decided: an answer already made (a WSDL or schema, a 304, a
  * 405), or a POSTed message for the service to process.
  */
@@ -133,8 +106,8 @@ export interface SoapEndpoint {
   route(input: SoapHttpInput): SoapRoute;
   /**
    * {@link route}, then the message's processing: the response to write. Rejects with an
-   * `HttpError` for the refusals the application's error handling renders (`soapErrorHandler`,
-   * `@svc/errors`).
+   * `HttpError` for the refusals the application's error handling renders (the error handlers of
+   * `@svc/errors`, with `soapFaults` in their `renderers`).
    */
   answer(input: SoapHttpInput): Promise<SoapResponse>;
   /**
@@ -143,18 +116,6 @@ export interface SoapEndpoint {
    * `Content-Length` (RFC 9110 §8.6).
    */
   complete(response: SoapResponse): SoapResponse;
-  /**
-   * The answer to an error a request to the endpoint failed with outside the SOAP processing (a
-   * rate limit's 429, an authentication's 401, a body limit's 413 from middleware or hooks in
-   * front, or the endpoint's own thrown refusals): a SOAP fault instead of the JSON error record,
-   * since the client reads envelopes. The fault is in the version the endpoint answers the
-   * request's media type with (SOAP 1.1 for `text/xml` where the contract offers it), 4xx as
-   * `env:Sender`, 5xx as `env:Receiver` without the error's detail; the HTTP status and the
-   * error's fields (`Retry-After`, `WWW-Authenticate`) are kept, with `Cache-Control: no-store`.
-   * A 5xx is logged (the `logger` option, else the request's, else one JSON line on stderr). A
-   * HEAD gets the fields and no content.
-   */
-  refusal(err: unknown, request: SoapRefusedRequest): SoapResponse;
 }
 
 /** Options of {@link createSoapEndpoint}: those of the service. */
@@ -203,75 +164,8 @@ export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
       return service.handle(routed.message).then(complete);
     },
     complete,
-    refusal: (err, request) => {
-      const httpError = toHttpError(err);
-      if (request.logged !== true) logRefusal(httpError, node.logger ?? request.logger);
-      return refusalResponse(httpError, node.versionFor(request.contentType), request.method);
-    },
   };
   return endpoint;
-}
-
-/**
- * An error raised in front of (or by) SOAP endpoints as the fault response an error handler
- * writes, framework-free: the status and the error's fields kept, a Sender fault for a 4xx and a
- * Receiver fault for a 5xx without internal detail (SOAP 1.2 Part 2 §7.5.2.2), SOAP 1.1 for a
- * `text/xml` request when `versions` includes `"1.1"` (SOAP 1.1 §6.1.1), else 1.2. A 5xx is
- * logged with `logger`, else `fallbackLogger` of `@svc/errors`. `soapErrorHandler` of
- * `@svc/soap-envelope/express` writes it.
- *
- * @example const response = soapRefusal(err, { method: "POST", contentType: "text/xml" }, { versions: ["1.1", "1.2"] });
- * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
- */
-export function soapRefusal(
-  err: unknown,
-  request: { readonly method: string; readonly contentType?: string | undefined },
-  options: { readonly versions: readonly SoapVersion[]; readonly logger?: SoapLogger | undefined },
-): SoapResponse {
-  const httpError = toHttpError(err);
-  logRefusal(httpError, options.logger);
-  const soap11 = options.versions.includes("1.1") && parseMediaType(request.contentType)?.type === "text/xml";
-  return refusalResponse(httpError, soap11 ? "1.1" : "1.2", request.method);
-}
-
-/**
- * A 5xx refusal in the log: what a fault shows nothing of is recorded somewhere (the logger given,
- * else one JSON line on stderr), since no framework error handler sees it after the fault.
- */
-export function logRefusal(httpError: HttpError, logger: SoapLogger | undefined): void {
-  if (httpError.status < 500) return;
-  (logger ?? fallbackLogger).error(
-    { err: (httpError as { cause?: unknown }).cause ?? httpError, status: httpError.status },
-    "SOAP request failed",
-  );
-}
-
-/**
- * An `HttpError` as the SOAP fault of `version` (SOAP 1.2 Part 2 §7.5.2.2 leaves refusals of the
- * HTTP request to HTTP: the status stays, with a Sender fault for a 4xx and a Receiver fault for a
- * 5xx), its fields kept, `Cache-Control: no-store` and `Content-Length`; no content for a HEAD
- * (RFC 9110 §9.3.2).
- */
-export function refusalResponse(httpError: HttpError, version: SoapVersion, method: string): SoapResponse {
-  const fault = httpErrorToFault(httpError);
-  const soap11 = version === "1.1";
-  // RFC 9110 §12.5.5: the refusal's `Vary` names fields its decision read, added to the `Vary`
-  // set in front (the version's, CORS'), never replacing it.
-  const headers: Record<string, string> = {};
-  const varied: string[] = [];
-  for (const [name, value] of Object.entries(httpError.headers ?? {})) {
-    if (name.toLowerCase() !== "vary") headers[name] = value;
-    else for (const member of value.split(",")) if (member.trim() !== "") varied.push(member.trim());
-  }
-  const vary = varied.length > 0 ? varied : undefined;
-  headers["Content-Type"] = soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8";
-  const response = complete({
-    status: httpError.status,
-    headers,
-    body: soap11 ? fault11ToXml(fault) : faultToXml(fault),
-    ...(vary !== undefined && { vary }),
-  });
-  return method === "HEAD" ? { ...response, body: "" } : response;
 }
 
 function route(service: SoapService, input: SoapHttpInput): SoapRoute {

@@ -2,8 +2,8 @@ import { connect } from "node:net";
 import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CUSTOMER_WSDL, customerHandlers, silentLogger } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../express.js";
+import { CUSTOMER_WSDL, customerHandlers, silentLogger, soapErrors } from "../../test/helpers.js";
+import { soapEndpoint } from "../express.js";
 
 // The WSDL's soap12:address behind a proxy that appends to X-Forwarded-Host / -Proto (Apache's
 // mod_proxy does, as every proxy does to X-Forwarded-For): a value the client sent itself comes
@@ -22,8 +22,8 @@ async function serve(trust: unknown, forwardedHeaders?: "forwarded"): Promise<st
       logger: silentLogger,
       ...(forwardedHeaders === undefined ? {} : { forwardedHeaders }),
     }),
-    soapErrorHandler(),
   );
+  app.use(soapErrors("/ws/customer"));
   const server = await listen(app);
   servers.push(server);
   return `${server.url}/ws/customer?wsdl`;

@@ -16,12 +16,13 @@ import {
   received,
   SOAP,
   silentLogger,
+  soapErrors,
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
 import { ROLE_NONE } from "../envelope/envelope.js";
 import { WSSE_NS } from "../envelope/fault.js";
-import { soapEndpoint, soapErrorHandler } from "../express.js";
+import { soapEndpoint } from "../express.js";
 import { soapEndpoint as nodeEndpoint } from "../node.js";
 import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
@@ -889,15 +890,15 @@ describe("authenticate hook: refused credentials vs a broken hook", () => {
   });
 });
 
-describe("soapErrorHandler", () => {
+describe("the application's error handler with soapFaults", () => {
   it("429 from middleware in front of the endpoint → 429 SOAP fault with Retry-After", async () => {
     const app = express();
     app.use(
       "/ws/customer",
       (_req: unknown, _res: unknown, next: (err?: unknown) => void) => next(HttpError.tooManyRequests(30)),
       soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers() }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/ws/customer"));
     const server = await listen(app);
     try {
       const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
@@ -918,8 +919,9 @@ describe("mounted on a route (app.post / app.all) instead of app.use", () => {
     const app = express();
     const options = { wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), logger: silentLogger };
     app.post("/ws/posted", soapEndpoint(options));
-    app.all("/ws/all", soapEndpoint(options), soapErrorHandler());
+    app.all("/ws/all", soapEndpoint(options));
     app.use("/ws/mounted", soapEndpoint(options));
+    app.use(soapErrors("/ws/all"));
     const server = await listen(app);
     try {
       const call = (path: string) => post(`${server.url}${path}`, envelope(getCustomer("42")));
@@ -964,8 +966,8 @@ describe("a response the transport cannot write", () => {
           },
         } as never,
       }),
-      soapErrorHandler({ logger: silentLogger }),
     );
+    app.use(soapErrors("/ws/customer", { logger: silentLogger }));
     const server = await listen(app);
     try {
       const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
@@ -1034,8 +1036,8 @@ describe("a contract whose schema has no target namespace (SOAP 1.2 Part 1 §5.3
         handlers: { greet: ({ name }: { name: string }) => ({ greeting: `Hello, ${name}` }) } as never,
         logger: silentLogger,
       }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/greeter"));
     greeter = await listen(app);
   });
   afterAll(() => greeter.close());
@@ -1116,8 +1118,8 @@ describe("operations sharing one soapAction (WSDL 1.1 SOAP 1.2 binding §3.4)", 
         } as never,
         logger: silentLogger,
       }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/greeter"));
     greeter = await listen(app);
   });
   afterAll(() => greeter.close());
@@ -1153,8 +1155,8 @@ describe("a body parser in front of the endpoint (node-soap's bodyParser.raw set
         bodyTimeoutMs: 1000,
         limits: { maxBytes: 4096 },
       }),
-      soapErrorHandler({ logger: silentLogger }),
     );
+    app.use(soapErrors("/ws/customer", { logger: silentLogger }));
     return listen(app);
   };
   for (const [name, parser] of [
@@ -1191,17 +1193,13 @@ describe("a body parser in front of the endpoint (node-soap's bodyParser.raw set
       await server.close();
     }
   });
-  it("soapErrorHandler() without a logger (the README's setup) → the 500 is logged on stderr, not dropped", async () => {
-    // Without soapErrorHandler, Express's final handler prints a 5xx error; with it and no logger
-    // nor req.log, the error went nowhere: the service logs on stderr by default (fallbackLogger
-    // of @svc/errors), and so does this handler now.
+  it("the error handler without a logger (the README's setup) → the 500 fault is logged on stderr once, not dropped", async () => {
+    // Express's final handler prints a 5xx error; an error handler that answers it instead must
+    // record it somewhere: without a logger, @svc/errors logs on stderr (fallbackLogger).
     const app = express();
     app.use(express.urlencoded({ type: () => true, extended: false }));
-    app.use(
-      "/ws/customer",
-      soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers() }),
-      soapErrorHandler(),
-    );
+    app.use("/ws/customer", soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers() }));
+    app.use(soapErrors("/ws/customer"));
     const server = await listen(app);
     const lines: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
@@ -1210,7 +1208,7 @@ describe("a body parser in front of the endpoint (node-soap's bodyParser.raw set
       ...rest: never[]
     ) => {
       const text = String(chunk);
-      if (text.includes('"msg":"SOAP request failed"')) lines.push(text);
+      if (text.includes('"msg":"request failed"')) lines.push(text);
       else return write(chunk, ...rest);
       return true;
     }) as typeof process.stderr.write);

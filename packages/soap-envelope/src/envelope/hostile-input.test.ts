@@ -11,10 +11,11 @@ import {
   received,
   SOAP,
   silentLogger,
+  soapErrors,
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../express.js";
+import { soapEndpoint } from "../express.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
 beforeAll(async () => {
@@ -520,8 +521,8 @@ describe("xs:decimal with range facets: a long fraction costs linear work", () =
         handlers: { quote: ({ amount }: { amount: string }) => void amounts.push(amount) } as never,
         logger: silentLogger,
       }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/quote"));
     quotes = await listen(app);
   });
   afterAll(() => quotes.close());

@@ -1,6 +1,7 @@
 import { request } from "node:http";
 import { join } from "node:path";
 import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,10 +14,12 @@ import {
   post,
   readFault,
   received,
+  soapErrors,
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../express.js";
+import { soapFaults } from "../binding/fault-renderer.js";
+import { soapEndpoint } from "../express.js";
 import { parseXmlString, resolveLimits } from "../xml/reader.js";
 import { SOAP11_NS, WSSE_NS } from "./fault.js";
 
@@ -423,7 +426,7 @@ describe("one endpoint, both bindings of one service (a soap and a soap12 port)"
   });
 });
 
-describe("soapErrorHandler: what middleware in front refuses, in the request's SOAP version", () => {
+describe("soapFaults: what middleware in front refuses, in the request's SOAP version", () => {
   it("a 429 from a limiter → a SOAP 1.1 fault to a text/xml request, a SOAP 1.2 one otherwise, Retry-After kept", async () => {
     const app = express();
     app.use(
@@ -431,8 +434,8 @@ describe("soapErrorHandler: what middleware in front refuses, in the request's S
       (_req: unknown, _res: unknown, next: (err: unknown) => void) =>
         next(new HttpError(429, "Too many requests", { headers: { "Retry-After": "5" } })),
       soapEndpoint({ wsdl: CUSTOMER_BOTH_WSDL, handlers: customerHandlers() }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/ws"));
     const server = await listen(app);
     try {
       const v11 = await post(`${server.url}/ws`, envelope11(ok), XML);
@@ -450,13 +453,19 @@ describe("soapErrorHandler: what middleware in front refuses, in the request's S
   });
 });
 
-describe("soapErrorHandler({ versions }): an endpoint that serves SOAP 1.2 only", () => {
+describe("soapFaults({ versions }): an endpoint that serves SOAP 1.2 only", () => {
   it("a 401 from auth in front of a 1.2-only endpoint → a SOAP 1.2 fault even to a text/xml request; unset, a 1.1 one", async () => {
     const refuse = (_req: unknown, _res: unknown, next: (err: unknown) => void) =>
       next(new HttpError(401, "Unauthorized", { headers: { "WWW-Authenticate": 'Bearer realm="ws"' } }));
     const app = express();
-    app.use("/only12", refuse, soapErrorHandler({ versions: ["1.2"] }));
-    app.use("/any", refuse, soapErrorHandler());
+    app.use("/only12", refuse);
+    app.use("/any", refuse);
+    // One error handler, one renderer for each endpoint: the first that answers a request renders it.
+    app.use(
+      errorHandler({
+        renderers: [soapFaults({ path: "/only12", versions: ["1.2"] }), soapFaults({ path: "/any" })],
+      }),
+    );
     const server = await listen(app);
     try {
       const only12 = await post(`${server.url}/only12`, envelope(ok), XML);
@@ -474,7 +483,7 @@ describe("soapErrorHandler({ versions }): an endpoint that serves SOAP 1.2 only"
   it.each([[["1.3"]], [[]], ["1.2"], [{}]])(
     "versions: %j → ERR_SVC_SOAP_ENVELOPE_VERSIONS at construction",
     (versions) => {
-      expect(() => soapErrorHandler({ versions } as never)).toThrow(
+      expect(() => soapFaults({ path: "/ws", versions } as never)).toThrow(
         expect.objectContaining({ code: "ERR_SVC_SOAP_ENVELOPE_VERSIONS" }),
       );
     },

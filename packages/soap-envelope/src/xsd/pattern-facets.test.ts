@@ -12,10 +12,11 @@ import {
   post,
   readFault,
   silentLogger,
+  soapErrors,
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../express.js";
+import { soapEndpoint } from "../express.js";
 
 /**
  * Regular-expression denial of service through a pattern facet: the customer Email pattern
@@ -57,8 +58,8 @@ describe("pattern facets cannot freeze the process", () => {
         logger: silentLogger,
         limits: { maxBytes: 4 * 1024 * 1024 },
       }),
-      soapErrorHandler(),
     );
+    app.use(soapErrors("/ws/customer"));
     const server = await listen(app);
     patternOnly = { ...server, endpoint: `${server.url}/ws/customer` };
   });

@@ -1,8 +1,8 @@
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { envelope, post, readFault, silentLogger } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../express.js";
+import { envelope, post, readFault, silentLogger, soapErrors } from "../../test/helpers.js";
+import { soapEndpoint } from "../express.js";
 import { parseXmlString, resolveLimits } from "../xml/reader.js";
 
 // Simple values of a request as a one-way operation receives them: what the handler gets, or the
@@ -66,8 +66,8 @@ beforeAll(async () => {
       } as never,
       logger: silentLogger,
     }),
-    soapErrorHandler(),
   );
+  app.use(soapErrors("/values"));
   server = await listen(app);
 });
 afterAll(() => server.close());
