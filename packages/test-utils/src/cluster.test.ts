@@ -1,5 +1,10 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { keySlot, type RedisCluster, redisCluster } from "./cluster.js";
+import { keySlot, type RedisCluster, redisCluster, watchNodes } from "./cluster.js";
+import { freePort } from "./services.js";
 
 describe("keySlot", () => {
   // Reference values from the Redis Cluster specification (CRC16/XMODEM of "123456789" = 0x31C3).
@@ -70,5 +75,35 @@ describe.skipIf(!cluster)("redisCluster({ masters: 3 })", () => {
     expect(await c.command(owner, "PING")).toBe("PONG");
     expect(await c.masterOf(key)).toBe(owner);
     expect(await c.command(other, "CLUSTER", "INFO")).toContain("cluster_state:ok");
+  });
+});
+
+describe.skipIf(!cluster)("watchNodes: a node does not outlive the process that started it", () => {
+  it("the watched process ends without stop() → the node is shut down, its directory removed", async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "svc-redis-watch-"));
+    const node = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
+      stdio: "ignore",
+    });
+    const exited = new Promise<number | null>((resolve) => node.once("exit", (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 50; i++) {
+        const ping = spawnSync("redis-cli", ["-h", "127.0.0.1", "-p", String(port), "PING"], {
+          encoding: "utf8",
+        });
+        if (ping.stdout.trim() === "PONG") break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // The test process stands in for one that `vitest list` ran: it ends, stop() never called.
+      const parent = spawn("sleep", ["1"], { stdio: "ignore" });
+      watchNodes(parent.pid as number, dir, [port]);
+      const timeout = new Promise<"running">((r) => setTimeout(() => r("running"), 10_000).unref());
+      expect(await Promise.race([exited, timeout])).toBe(0);
+      // The directory goes once every node is down.
+      for (let i = 0; i < 50 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      node.kill("SIGKILL");
+    }
   });
 });

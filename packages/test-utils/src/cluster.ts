@@ -98,6 +98,31 @@ export function keySlot(key: string): number {
   return crc16(Buffer.from(key)) % SLOTS;
 }
 
+/**
+ * Shuts down the Redis nodes at `ports` and removes `dir` once the process `pid` is gone. The
+ * nodes are processes of their own: a test process that ends without `stop()` (a file that
+ * `vitest list` or a `-t` filter imports, which starts the cluster at collection and never runs
+ * its `afterAll`; a worker that is killed) would leave them running, each gossiping on its
+ * cluster bus, until the machine restarts. Detached, so that the signal that ends the test
+ * process's group does not end the watchdog before it has shut them down.
+ *
+ * @returns the watchdog, for `stop()` to end when it has shut the nodes down itself.
+ */
+export function watchNodes(pid: number, dir: string, ports: readonly number[]): ChildProcess {
+  const script = [
+    "parent=$1; dir=$2; shift 2",
+    'while kill -0 "$parent" 2>/dev/null; do sleep 1; done',
+    `for port in "$@"; do redis-cli -h ${HOST} -p "$port" shutdown nosave >/dev/null 2>&1; done`,
+    'rm -rf "$dir"',
+  ].join("\n");
+  const watchdog = spawn("sh", ["-c", script, "watchdog", String(pid), dir, ...ports.map(String)], {
+    stdio: "ignore",
+    detached: true,
+  });
+  watchdog.unref();
+  return watchdog;
+}
+
 function onPath(program: string): boolean {
   const probe = spawnSync(program, ["--version"], { stdio: "ignore" });
   return !probe.error && probe.status === 0;
@@ -222,6 +247,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     for (const child of children) child?.kill("SIGKILL");
   };
   process.once("exit", killAll);
+  const watchdog = watchNodes(process.pid, dir, actualPorts);
 
   const launch = async (i: number) => {
     if (children[i]) return;
@@ -254,6 +280,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     if (stopped) return;
     stopped = true;
     process.removeListener("exit", killAll);
+    watchdog.kill();
     await Promise.all(
       children.map(
         (child) =>
