@@ -5,6 +5,7 @@ import {
   isToken,
   type RequestView,
   type ResponseValue,
+  splitList,
   stringifyJson,
 } from "@svc/kernel";
 import { emitWarning } from "@svc/kernel/internal";
@@ -395,7 +396,7 @@ function responseValue(
   for (const [name, value] of headers) {
     // The error's own `Vary` names are added to those set in front (a gate's), as the format's
     // are: sent as a field, they would replace them on a `node:http` response.
-    if (name === "vary") names = varyMembers(value, names);
+    if (name === "vary") (names ??= []).push(...(splitList(value) ?? [value]));
     else fields[name] = value;
   }
   fields["content-type"] = contentType;
@@ -405,18 +406,6 @@ function responseValue(
     vary: names === undefined ? [...vary] : [...names, ...vary],
     body: typeof body === "string" ? utf8.encode(body) : body,
   };
-}
-
-/**
- * The names of a `Vary` value (RFC 9110 §12.5.5: a list of field names, or `*`), added to `names`.
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.1 — empty members and whitespace around them are not names
- */
-function varyMembers(value: string, names: string[] = []): string[] {
-  for (const member of value.split(",")) {
-    const name = member.trim();
-    if (name !== "") names.push(name);
-  }
-  return names;
 }
 
 const ACCEPT: readonly string[] = ["Accept"];
