@@ -396,7 +396,7 @@ function responseValue(
   for (const [name, value] of headers) {
     // The error's own `Vary` names are added to those set in front (a gate's), as the format's
     // are: sent as a field, they would replace them on a `node:http` response.
-    if (name === "vary") (names ??= []).push(...(splitList(value) ?? [value]));
+    if (name === "vary") names = [...(names ?? []), ...(splitList(value) ?? [value])];
     else fields[name] = value;
   }
   fields["content-type"] = contentType;
