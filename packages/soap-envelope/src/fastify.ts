@@ -21,7 +21,6 @@ import {
   type SoapEndpointOptions,
   type SoapResponse,
   soapResponseValue,
-  type XmlError,
 } from "@svc/soap-envelope";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
@@ -36,9 +35,9 @@ const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"] as const;
  * A SOAP 1.2 and 1.1 endpoint as a Fastify plugin: `app.register(soap, { prefix: "/ws/customer",
  * wsdl, handlers })` serves the prefix itself, every method (the core answers `GET ?wsdl` and
  * `?xsd=`, processes a POST, refuses anything else with 405 and `Allow`). Encapsulated: its
- * content-type parsers apply to its own route only. They hand the core `application/soap+xml`
- * and `text/xml` bodies as bytes, read within the endpoint's size limit (the route's `bodyLimit`)
- * and `bodyTimeoutMs`; any other type is left unread, for the core's 415. Handler failures are
+ * content-type parser applies to its own route only, and reads nothing; the core reads the body
+ * within the endpoint's size limit and `bodyTimeoutMs`, once the request's fields are accepted
+ * (a refused media type, coding or declared length is answered unread). Handler failures are
  * logged with `request.log` unless a `logger` is given; what the core refuses with an `HttpError`
  * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`), which answers it, and
  * what hooks in front threw for the endpoint's requests, as a SOAP fault with `soapFaults` of the
@@ -69,13 +68,10 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
     done(refused as Error);
     return;
   }
+  // No body is read by Fastify: the core reads the request's own stream, once the checks on
+  // its fields (method, Host, media type, coding, declared length, preconditions) let it through,
+  // as on every other framework.
   instance.removeAllContentTypeParsers();
-  instance.addContentTypeParser(
-    ["application/soap+xml", "text/xml", "multipart/related"],
-    { bodyLimit: endpoint.maxBytes },
-    (request: FastifyRequest, payload: NodeJS.ReadableStream & AsyncIterable<Uint8Array>) =>
-      endpoint.readBody(payload, request.headers["content-length"]),
-  );
   instance.addContentTypeParser("*", (_request: FastifyRequest, _payload: unknown, parsed) =>
     parsed(null, undefined),
   );
@@ -97,7 +93,7 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
           trust === undefined
             ? requestFacts(fastifyView(request), undefined, family)
             : requestFacts(raw, trust, family),
-        body: request.body as Uint8Array | XmlError | undefined,
+        body: raw,
         http: raw,
         native: request,
         logger: request.log,
