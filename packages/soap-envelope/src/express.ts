@@ -105,18 +105,15 @@ export function soapEndpoint<Operations = never>(
       return;
     }
     const body = bodyOf(req);
+    const input = expressInput(req, body, correlationOf(res), family);
     let routed: SoapRoute;
     try {
-      routed = endpoint.route(expressInput(req, body, correlationOf(res), family));
+      routed = endpoint.route(input);
     } catch (err) {
       next(err);
       return;
     }
-    if (routed.response !== undefined) {
-      send(req, res, routed.response, next, endpoint.unreadBody);
-      return;
-    }
-    if (body === undefined) {
+    if (routed.message !== undefined && body === undefined) {
       next(
         new HttpError(
           500,
@@ -128,9 +125,9 @@ export function soapEndpoint<Operations = never>(
     }
     // Responses are written back; what broke outside the SOAP processing goes to `next`, the
     // write's own failure too (a field node:http refuses): never an unhandled rejection.
-    endpoint.service
-      .handle(routed.message)
-      .then((response) => send(req, res, endpoint.complete(response), next, endpoint.unreadBody))
+    endpoint
+      .respond(input, routed)
+      .then((response) => send(req, res, response, next, endpoint.unreadBody))
       .catch(next);
   } as SoapEndpointHandler;
   handler.service = endpoint.service;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
-import type { Fields, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
+import type { Coder, Fields, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
 import { reportAnswer, soapChannel } from "../envelope/diagnostics.js";
 import {
   compileSoapService,
@@ -15,6 +15,7 @@ import {
 import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
+import { checkCoder, coded, documentCoding, encoded, pipelineRequest } from "./coding.js";
 import { endpointAddress } from "./endpoint-address.js";
 import { targetPath } from "./request-target.js";
 
@@ -69,11 +70,12 @@ export interface SoapHttpInput {
 
 /**
  * What {@link SoapEndpoint.route} decided: an answer already made (a WSDL or schema, a 304, a
- * 405), or a POSTed message for the service to process.
+ * 405), or a POSTed message for the service to process. `coding`: the content coding the answer's
+ * content is still to be sent in ({@link SoapEndpoint.respond} applies it).
  */
 export type SoapRoute =
-  | { response: SoapResponse; message?: undefined }
-  | { response?: undefined; message: SoapRequest };
+  | { response: SoapResponse; message?: undefined; coding?: string | undefined }
+  | { response?: undefined; message: SoapRequest; coding?: undefined };
 
 /**
  * A SOAP endpoint over HTTP, framework-free: the service plus the decisions of the HTTP binding
@@ -105,9 +107,14 @@ export interface SoapEndpoint {
    */
   route(input: SoapHttpInput): SoapRoute;
   /**
-   * {@link route}, then the message's processing: the response to write. Rejects with an
-   * `HttpError` for the refusals the application's error handling renders (the error handlers of
-   * `@svc/errors`, with `soapFaults` in their `renderers`).
+   * What {@link route} decided for `input`, made the response to write: the message processed
+   * ({@link SoapService.handle}, then {@link complete}), and the content coding applied.
+   */
+  respond(input: SoapHttpInput, routed: SoapRoute): Promise<SoapResponse>;
+  /**
+   * {@link route}, then {@link respond}: the response to write. Rejects with an `HttpError` for
+   * the refusals the application's error handling renders (the error handlers of `@svc/errors`,
+   * with `soapFaults` in their `renderers`).
    */
   answer(input: SoapHttpInput): Promise<SoapResponse>;
   /**
@@ -118,8 +125,19 @@ export interface SoapEndpoint {
   complete(response: SoapResponse): SoapResponse;
 }
 
-/** Options of {@link createSoapEndpoint}: those of the service. */
-export type SoapEndpointOptions<Operations = never> = SoapServiceOptions<Operations>;
+/** Options of {@link createSoapEndpoint}: those of the service, and the responses' content coding. */
+export type SoapEndpointOptions<Operations = never> = SoapServiceOptions<Operations> & {
+  /**
+   * Content coding of the responses (RFC 9110 §8.4): the pipeline's coding step,
+   * `compression()` of `@svc/negotiate`. The WSDL, its schemas and the answers to messages are
+   * sent in the coding the client's `Accept-Encoding` prefers, from the step's `threshold` bytes,
+   * with `Vary: Accept-Encoding`; a coded document's `ETag` is weak (§8.8.3), so its 304 still
+   * answers `If-None-Match`. A request refusing every coding, `identity` included, is refused with
+   * the 406 before its message is read.
+   * @default undefined (every response identity-coded)
+   */
+  coding?: Coder | undefined;
+};
 
 /**
  * The framework-free SOAP endpoint every adapter (`soapEndpoint` of `@svc/soap-envelope/express`,
@@ -133,13 +151,28 @@ export type SoapEndpointOptions<Operations = never> = SoapServiceOptions<Operati
 export function createSoapEndpoint<Operations = never>(
   options: SoapEndpointOptions<NoInfer<Operations>>,
 ): SoapEndpoint {
-  return compileSoapEndpoint(compileSoapService(options as SoapServiceOptions));
+  if (typeof options !== "object" || options === null || !("coding" in options)) {
+    return compileSoapEndpoint(compileSoapService(options as SoapServiceOptions));
+  }
+  const { coding, ...service } = options;
+  const coder = checkCoder(coding);
+  return compileSoapEndpoint(compileSoapService(service as SoapServiceOptions), coder);
 }
 
 /** {@link createSoapEndpoint} over a compiled node (`soapEndpoint` keeps its `deliver`). */
-export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
+export function compileSoapEndpoint(node: SoapNode, coder?: Coder): SoapEndpoint {
   const service = node.service;
   const { maxBytes, bodyTimeoutMs, unreadBody } = node;
+  const respond = (input: SoapHttpInput, routed: SoapRoute): Promise<SoapResponse> => {
+    if (routed.response !== undefined) {
+      const coding = routed.coding;
+      return coding === undefined || coder === undefined
+        ? Promise.resolve(routed.response)
+        : encoded(coder, coding, routed.response);
+    }
+    const answered = service.handle(routed.message).then(complete);
+    return coder === undefined ? answered : answered.then((response) => coded(coder, input, response));
+  };
   const endpoint: SoapEndpoint = {
     service,
     maxBytes,
@@ -152,23 +185,23 @@ export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
             if (err instanceof XmlError) return err;
             throw err;
           }),
-    route: (input) => route(service, input),
+    route: (input) => route(service, input, coder),
+    respond,
     answer: (input) => {
       let routed: SoapRoute;
       try {
-        routed = route(service, input);
+        routed = route(service, input, coder);
       } catch (err) {
         return Promise.reject(err);
       }
-      if (routed.response !== undefined) return Promise.resolve(routed.response);
-      return service.handle(routed.message).then(complete);
+      return respond(input, routed);
     },
     complete,
   };
   return endpoint;
 }
 
-function route(service: SoapService, input: SoapHttpInput): SoapRoute {
+function route(service: SoapService, input: SoapHttpInput, coder: Coder | undefined): SoapRoute {
   const target = input.target;
   const q = target.indexOf("?");
   const method = input.method;
@@ -176,7 +209,7 @@ function route(service: SoapService, input: SoapHttpInput): SoapRoute {
   const query = q === -1 ? undefined : new URLSearchParams(target.slice(q + 1));
   const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
   if (describes && (method === "GET" || method === "HEAD")) {
-    return { response: describe(service, input, targetPath(target), query.get("xsd")) };
+    return describe(service, input, targetPath(target), query.get("xsd"), coder);
   }
   if (method !== "POST") {
     // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
@@ -189,6 +222,9 @@ function route(service: SoapService, input: SoapHttpInput): SoapRoute {
     if (soapChannel.hasSubscribers) reportAnswer(input.native, refusal, undefined, "1.2");
     return { response: complete({ ...refusal, unreadBody: true }) };
   }
+  // RFC 9110 §12.5.3: a client refusing every coding, identity included, is refused before its
+  // message is read and processed, not after the operation ran.
+  coder?.preflight(pipelineRequest(input));
   const headers = input.headers;
   const body = input.body;
   return {
@@ -282,7 +318,8 @@ function describe(
   input: SoapHttpInput,
   path: string,
   xsd: string | null,
-): SoapResponse {
+  coder: Coder | undefined,
+): SoapRoute {
   const method = input.method;
   // A Host (or trusted X-Forwarded-Host) that is no authority: 400 (RFC 9112 §3.2), thrown.
   const address = endpointAddress({
@@ -296,7 +333,7 @@ function describe(
   // RFC 9110 §12.5.5: the address in the document was read from these fields too (behind a
   // trusted proxy), so a shared cache must not serve it to a request forwarded for another host;
   // a 304 carries the Vary a 200 would (§15.4.5), as do the refusals.
-  const vary = address.vary;
+  const vary = [...address.vary];
   const varied = vary.length > 0 ? { Vary: vary.join(", ") } : undefined;
   const doc = service.contract.render(address.url, xsd ?? undefined);
   if (doc === undefined) {
@@ -308,34 +345,41 @@ function describe(
     xsd === null || xsd.endsWith(".wsdl")
       ? "application/wsdl+xml; charset=utf-8"
       : "application/xml; charset=utf-8";
+  // The coding is decided before the validators: a coded document is another representation.
+  const bytes = coder === undefined ? undefined : utf8Bytes(doc);
+  const coding =
+    bytes === undefined ? "identity" : documentCoding(coder as Coder, input, path, contentType, vary, bytes);
   // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
   // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
-  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. The document is
-  // sent as these bytes, uncoded, so the tag the preconditions compare is the one the 200 carries.
-  const etag = representationTag(contentType, undefined, doc);
+  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. A coded document's
+  // tag is weak: its bytes are made per response.
+  const strong = representationTag(contentType, undefined, bytes ?? doc);
+  const etag = coding === "identity" ? strong : `W/${strong}`;
   // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
   // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
   const outcome = evaluatePreconditions(method, input.headers, { etag });
   if (outcome === 412) {
     throw HttpError.preconditionFailed("The document has changed since the precondition was computed", {
-      headers: { ETag: etag, ...varied },
+      // The tag compared is the coded one's when `Accept-Encoding` chose a coding.
+      headers: { ETag: etag, ...(vary.length > 0 && { Vary: vary.join(", ") }) },
     });
   }
   if (outcome === 304) {
-    return { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" }, body: "", vary };
+    return {
+      response: { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" }, body: "", vary },
+    };
   }
-  return {
-    status: 200,
-    headers: {
-      ETag: etag,
-      "Cache-Control": "no-cache",
-      "Content-Type": contentType,
-      "Content-Length": String(utf8Length(doc)),
-    },
-    // RFC 9110 §9.3.2: a HEAD gets the fields of the GET, no content.
-    body: method === "HEAD" ? "" : doc,
-    vary,
+  const headers: Record<string, string> = {
+    ETag: etag,
+    "Cache-Control": "no-cache",
+    "Content-Type": contentType,
   };
+  // RFC 9110 §9.3.2: a HEAD gets the fields of the GET, no content; a coded GET's length is
+  // known only once coded, so its HEAD leaves it out (§8.6).
+  if (coding === "identity") headers["Content-Length"] = String(bytes?.byteLength ?? utf8Length(doc));
+  else headers["Content-Encoding"] = coding;
+  const response = { status: 200, headers, body: method === "HEAD" ? "" : (bytes ?? doc), vary };
+  return method === "HEAD" || coding === "identity" ? { response } : { response, coding };
 }
 
 /** The octets a response's content is sent as. */

@@ -1,0 +1,104 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { Coder, Fields, PipelineRequest, ResponseValue } from "@svc/kernel";
+import type { SoapResponse } from "../envelope/service.js";
+import { optionError } from "../options.js";
+import { utf8Bytes } from "../xml/bytes.js";
+import { targetPath } from "./request-target.js";
+
+// RFC 9110 §8.4: the endpoint's responses in the content coding the kernel's coding step
+// (`compression()` of @svc/negotiate) decides, by the rules it applies to every pipeline.
+
+/** What the coding step reads of a request (the endpoint's `SoapHttpInput`). */
+export interface CodedRequest {
+  readonly method: string;
+  readonly target: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly native?: object | undefined;
+}
+
+/** The `coding` option: a step of the kernel's `Coder` shape, or nothing. */
+export function checkCoder(coding: unknown): Coder | undefined {
+  if (coding === undefined) return undefined;
+  const step = coding as Partial<Coder> | null;
+  if (
+    typeof step !== "object" ||
+    step === null ||
+    typeof step.preflight !== "function" ||
+    typeof step.choose !== "function" ||
+    typeof step.encode !== "function"
+  ) {
+    throw optionError("coding", coding, "a content coding step: compression() of @svc/negotiate");
+  }
+  return step as Coder;
+}
+
+/** The request as the kernel's steps read it. */
+export function pipelineRequest(input: CodedRequest, path = targetPath(input.target)): PipelineRequest {
+  return {
+    view: { method: input.method, url: input.target, headers: input.headers },
+    path,
+    native: input.native,
+  };
+}
+
+/**
+ * The coding a WSDL or schema document gets for this request, by the coding step's rules
+ * (`Accept-Encoding`, its threshold); the request fields the choice read join `vary`.
+ */
+export function documentCoding(
+  coder: Coder,
+  input: CodedRequest,
+  path: string,
+  contentType: string,
+  vary: string[],
+  body: Uint8Array,
+): string {
+  const request = pipelineRequest(input, path);
+  coder.preflight(request);
+  const value: ResponseValue = {
+    status: 200,
+    fields: { "content-type": contentType, "cache-control": "no-cache" },
+    vary,
+    body,
+  };
+  return coder.choose(request, value, body.byteLength);
+}
+
+/** `response` (a document's 200 to a GET) with its content in `coding`. */
+export async function encoded(coder: Coder, coding: string, response: SoapResponse): Promise<SoapResponse> {
+  const body = await coder.encode(coding, toBytes(response.body));
+  if (!(body instanceof Uint8Array)) throw new TypeError(`The ${coding} coder did not return bytes`);
+  return { ...response, headers: { ...response.headers, "Content-Length": String(body.byteLength) }, body };
+}
+
+/**
+ * An answer to a message (made by {@link complete}) in the coding this request gets by the coding
+ * step's rules; `Accept-Encoding` joins its `vary` when the answer could be coded for some client.
+ */
+export async function coded(
+  coder: Coder,
+  input: CodedRequest,
+  response: SoapResponse,
+): Promise<SoapResponse> {
+  const body = response.body;
+  if (body.length === 0) return response;
+  const headers = response.headers;
+  const vary = [...(response.vary ?? [])];
+  const fields: Fields = {};
+  for (const name in headers) fields[name.toLowerCase()] = headers[name] as string;
+  const bytes = toBytes(body);
+  const value: ResponseValue = { status: response.status, fields, vary, body: bytes };
+  const coding = coder.choose(pipelineRequest(input), value, bytes.byteLength);
+  if (coding === "identity")
+    return vary.length === (response.vary?.length ?? 0) ? response : { ...response, vary };
+  return encoded(coder, coding, {
+    ...response,
+    headers: { ...headers, "Content-Encoding": coding },
+    vary,
+    body: bytes,
+  });
+}
+
+function toBytes(body: string | Uint8Array): Uint8Array {
+  return typeof body === "string" ? utf8Bytes(body) : body;
+}
