@@ -53,6 +53,28 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
     expect(res.headers.get("x-correlation-id")).toBeTruthy();
   });
 
+  it("GET ?wsdl and POST getCustomer asking gzip → both gzip-coded, Vary: Accept-Encoding; identity without it", async () => {
+    const coded = await fetch(`${endpoint}?wsdl`, { headers: { "accept-encoding": "gzip" } });
+    expect(coded.headers.get("content-encoding")).toBe("gzip");
+    expect(coded.headers.get("etag")).toMatch(/^W\/"/);
+    expect(coded.headers.get("vary")).toMatch(/Accept-Encoding/);
+    expect(await coded.text()).toContain(`location="${endpoint}"`);
+    const plain = await fetch(`${endpoint}?wsdl`, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("etag")).toBe((coded.headers.get("etag") as string).slice(2));
+    const answer = await post(
+      envelope(`<c:GetCustomerRequest><c:customerId>1</c:customerId></c:GetCustomerRequest>`, adminHeader),
+      {
+        headers: { "accept-encoding": "gzip" },
+      },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("vary")).toMatch(/Accept-Encoding/);
+    // Below compression()'s default threshold (1024 bytes) the answer goes as it is.
+    expect(answer.headers.get("content-encoding")).toBeNull();
+    expect(await answer.text()).toContain("GetCustomerResponse");
+  });
+
   it("soap client: getCustomer of a seeded customer → the same customer as GET /customers/{id}", async () => {
     const rest = (await (await api("/customers/1")).json()) as { id: number; name: string; email: string };
     const [result] = await soapClient.getCustomerAsync({ customerId: "1" });

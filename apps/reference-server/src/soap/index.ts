@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
 import { chain } from "@svc/kernel/express";
+import { compression } from "@svc/negotiate";
 import { type SoapEndpointOptions, soapFaults, WSSE_NS } from "@svc/soap-envelope";
 import { soapEndpoint } from "@svc/soap-envelope/express";
 import express, { type RequestHandler } from "express";
@@ -135,6 +136,8 @@ export function soapEndpointOptions(
       authenticateHeaders: credentialHeaders(CUSTOMER_NS),
       // Who may call an operation is decided before its Body is decoded (writes need `write`).
       authorize: authorizeSoap,
+      // The WSDL, its schemas and the answers coded as the resource API's are (zeep asks gzip).
+      coding: compression(),
     },
     price: {
       wsdl: join(CONTRACTS_DIR, "price.wsdl"),
@@ -142,6 +145,7 @@ export function soapEndpointOptions(
       authenticate: soapAuthenticator(config, security, nonces, PRICE_NS),
       authenticateHeaders: credentialHeaders(PRICE_NS),
       authorize: authorizeSoap,
+      coding: compression(),
     },
   };
 }
