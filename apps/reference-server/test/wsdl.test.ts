@@ -122,25 +122,35 @@ describe("?wsdl and ?xsd= through the reference server (RFC 9110 §13.1)", () =>
   });
   afterAll(() => s.stop());
 
+  // Identity, a strong tag; gzip (coded by the endpoints' compression()), the weak one (§8.8.3).
+  const codings = [
+    ["identity", /^"[^"]+"$/],
+    ["gzip", /^W\/"[^"]+"$/],
+  ] as const;
   for (const path of ["/ws/customer?wsdl", "/ws/customer?xsd=customer.xsd", "/ws/PriceService?wsdl"]) {
-    it(`GET ${path} → strong ETag; If-None-Match: <tag> and * → 304; If-Match: "stale" → 412 fault`, async () => {
-      const first = await fetch(`${s.url}${path}`);
-      expect(first.status).toBe(200);
-      expect(await first.text()).toContain("Authentication");
-      const etag = first.headers.get("etag") ?? "";
-      expect(etag).toMatch(/^"[^"]+"$/);
-      expect(first.headers.get("cache-control")).toBe("no-cache");
-      for (const tag of [etag, "*"]) {
-        const again = await fetch(`${s.url}${path}`, { headers: { "if-none-match": tag } });
-        expect(again.status).toBe(304);
-        expect(again.headers.get("etag")).toBe(etag);
-        expect(again.headers.get("cache-control")).toBe("no-cache");
-      }
-      const stale = await fetch(`${s.url}${path}`, { headers: { "if-match": '"stale"' } });
-      expect(stale.status).toBe(412);
-      expect(stale.headers.get("etag")).toBe(etag);
-      expect(stale.headers.get("content-type")).toMatch(/^application\/soap\+xml/);
-      expect(await stale.text()).toContain("env:Sender");
-    });
+    it.each(codings)(
+      `GET ${path}, Accept-Encoding: %s → its ETag; If-None-Match: <tag> and * → 304; If-Match: "stale" → 412 fault`,
+      async (coding, form) => {
+        const headers = { "accept-encoding": coding };
+        const first = await fetch(`${s.url}${path}`, { headers });
+        expect(first.status).toBe(200);
+        expect(first.headers.get("content-encoding")).toBe(coding === "identity" ? null : coding);
+        expect(await first.text()).toContain("Authentication");
+        const etag = first.headers.get("etag") ?? "";
+        expect(etag).toMatch(form);
+        expect(first.headers.get("cache-control")).toBe("no-cache");
+        for (const tag of [etag, "*"]) {
+          const again = await fetch(`${s.url}${path}`, { headers: { ...headers, "if-none-match": tag } });
+          expect(again.status).toBe(304);
+          expect(again.headers.get("etag")).toBe(etag);
+          expect(again.headers.get("cache-control")).toBe("no-cache");
+        }
+        const stale = await fetch(`${s.url}${path}`, { headers: { ...headers, "if-match": '"stale"' } });
+        expect(stale.status).toBe(412);
+        expect(stale.headers.get("etag")).toBe(etag);
+        expect(stale.headers.get("content-type")).toMatch(/^application\/soap\+xml/);
+        expect(await stale.text()).toContain("env:Sender");
+      },
+    );
   }
 });
