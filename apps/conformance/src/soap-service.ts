@@ -1,3 +1,4 @@
+import { compression } from "@svc/negotiate";
 import { SoapFault, type SoapServiceOptions, soapFaults } from "@svc/soap-envelope";
 import { SOAP_PATH } from "./service.js";
 
@@ -27,6 +28,8 @@ export function soapService() {
   ]);
   return {
     limits: { maxBytes: 4096 },
+    // The WSDL, its schema and the answers in the coding Accept-Encoding prefers, as the API's.
+    coding: compression({ threshold: 256 }),
     logger: { error() {} },
     handlers: {
       getCustomer: async ({ customerId }: { customerId: bigint }) => {

@@ -1045,6 +1045,50 @@ for (const [name, request, status] of [
 ] as const) {
   rows.push({ name, request, status });
 }
+// The endpoint's responses in the coding Accept-Encoding prefers (`coding: compression()`).
+rows.push(
+  {
+    name: "GET ?wsdl, Accept-Encoding: gzip → the WSDL gzip-coded, a weak ETag",
+    request: get(`${SOAP_PATH}?wsdl`, [["Accept-Encoding", "gzip"]]),
+    status: 200,
+    expect: (r) => {
+      expect(r.headers["content-encoding"]).toBe("gzip");
+      expect(r.headers.etag).toMatch(/^W\//);
+      expect(r.headers.vary).toMatch(/Accept-Encoding/);
+    },
+  },
+  {
+    name: "HEAD ?wsdl, Accept-Encoding: gzip → the coded GET's fields, no content",
+    request: get(`${SOAP_PATH}?wsdl`, [["Accept-Encoding", "gzip"]], "HEAD"),
+    status: 200,
+    expect: (r) => {
+      expect(r.headers["content-encoding"]).toBe("gzip");
+      expect(r.body.length).toBe(0);
+    },
+  },
+  {
+    name: "GET ?wsdl, Accept-Encoding: gzip, If-None-Match: its weak ETag → 304",
+    before: [get(`${SOAP_PATH}?wsdl`, [["Accept-Encoding", "gzip"]])],
+    request: (before) =>
+      get(`${SOAP_PATH}?wsdl`, [
+        ["Accept-Encoding", "gzip"],
+        ["If-None-Match", etagOf(before)],
+      ]),
+    status: 304,
+  },
+  {
+    name: "SOAP 1.2 getCustomer 42, Accept-Encoding: gzip → the envelope gzip-coded",
+    request: soap(envelope(getCustomer("42")), SOAP12, [["Accept-Encoding", "gzip"]]),
+    status: 200,
+    expect: field("content-encoding", "gzip"),
+  },
+  {
+    name: "SOAP 1.2 getCustomer 42, Accept-Encoding: *;q=0 → 406 fault",
+    request: soap(envelope(getCustomer("42")), SOAP12, [["Accept-Encoding", "*;q=0"]]),
+    status: 406,
+    expect: field("content-type", /^application\/soap\+xml/),
+  },
+);
 
 // ---------------------------------------------------------------- unusual targets and methods
 for (const [name, request, status] of [
