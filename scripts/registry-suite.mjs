@@ -126,7 +126,9 @@ async function startRegistry() {
   );
   verdaccio.stdout.on("data", (d) => (output += d));
   verdaccio.stderr.on("data", (d) => (output += d));
-  for (let i = 0; i < 120; i++) {
+  // Up to two minutes: CI starts it beside the tests, and on a loaded two-core machine its first
+  // answer once took longer than the thirty seconds this loop used to allow.
+  for (const until = Date.now() + 120_000; Date.now() < until; ) {
     if (verdaccio.exitCode !== null) break;
     try {
       const response = await fetch(`${url}-/ping`, { signal: AbortSignal.timeout(1000) });
