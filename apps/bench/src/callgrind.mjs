@@ -7,7 +7,7 @@
 //
 //   node apps/bench/src/callgrind.mjs [--root <repository>] [--warmup 4000] [--requests 2000]
 //     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap [--signed]] [--frameworks]
-//     [--readme [--rounds 2]]
+//     [--readme [--rounds 2]] [--cache-sim]
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
 // from its own /auth/token) takes any scenario of scenarios.mjs whose server is a script of
@@ -19,6 +19,13 @@
 // `--frameworks` measures packages-fastify and fastify-peers, then packages-hono and hono-peers,
 // and prints each peer's instructions over the packages' app on the same framework. `--readme`
 // measures readme-floor and packages-readme in turn, `--rounds` times, and prints the difference.
+//
+// `--cache-sim` adds callgrind's cache and branch simulation (valgrind's model of this host's
+// caches, not its hardware counters, which a virtual machine may not expose): each figure then
+// also has `events`, the main thread's counts a request of every event callgrind collected (Ir
+// instructions, Dr/Dw data reads and writes, D1mr/D1mw first-level data misses, DLmr/DLmw
+// last-level misses, Bc/Bcm conditional branches and mispredictions, Bi/Bim indirect ones). It
+// answers why two servers with the same instructions take different CPU time. About twice as slow.
 //
 // `BENCH_NODE_ARGS` adds Node.js flags to the measured server, the reference server too (`--perf-basic-prof` for
 // callgrind-profile.mjs, `--no-turbo-inlining` so each function keeps its own instructions);
@@ -55,6 +62,7 @@ const warmup = Number(option("warmup", "4000"));
 const requests = Number(option("requests", "2000"));
 const connections = Number(option("connections", "8"));
 const keep = option("keep", undefined);
+const cacheSim = args.includes("--cache-sim");
 const outDir = keep ?? (await mkdtemp(join(tmpdir(), "svc-callgrind-")));
 await mkdir(outDir, { recursive: true });
 
@@ -163,6 +171,7 @@ async function measure(id) {
       // One file per thread: the main thread (JavaScript, the HTTP and SQLite work) apart from
       // V8's background compiler and the libuv pool (the logger's writes).
       "--separate-threads=yes",
+      ...(cacheSim ? ["--cache-sim=yes", "--branch-sim=yes"] : []),
       `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
       process.execPath,
       ...server.nodeArgs,
@@ -197,13 +206,19 @@ async function measure(id) {
     const files = (await readdir(outDir)).filter((f) => f.startsWith(`callgrind.out.${child.pid}`));
     let total = 0;
     const threads = {};
+    let events;
     for (const file of files) {
       const text = await readFile(join(outDir, file), "utf8");
-      const summary = /^totals: (\d+)/m.exec(text);
+      const summary = /^totals: (\d+)(.*)$/m.exec(text);
       if (!summary) continue;
       total += Number(summary[1]);
       const thread = /^thread: (\d+)/m.exec(text)?.[1] ?? "all";
       threads[thread] = (threads[thread] ?? 0) + Math.round(Number(summary[1]) / requests);
+      if (cacheSim && thread === "1") {
+        const names = /^events: (.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+        const counts = [summary[1], ...summary[2].trim().split(/\s+/)].map(Number);
+        events = Object.fromEntries(names.map((name, i) => [name, Math.round((counts[i] ?? 0) / requests)]));
+      }
     }
     return {
       scenario: id,
@@ -215,6 +230,7 @@ async function measure(id) {
       instructions: total,
       perRequest: Math.round(total / requests),
       perRequestByThread: threads,
+      ...(events === undefined ? {} : { events }),
       files: files.map((f) => join(outDir, f)),
     };
   } finally {
