@@ -35,7 +35,7 @@
 // both sides of an A/B; its server runs from its own sources (packages bundled from src/).
 import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,6 +43,7 @@ import { promisify } from "node:util";
 import { freePort } from "@svc/test-utils/free-port";
 import { build } from "esbuild";
 import { issueBenchToken } from "./fixtures.mjs";
+import { send } from "./keep-alive-load.mjs";
 import { referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
 import { workspaceSources } from "./workspace-sources.mjs";
@@ -191,12 +192,12 @@ async function measure(id) {
     // svc-stack gets a token from its own /auth/token; the others check the bench token, if any.
     const plan = await scenario.prepare(url, { token });
     const agent = new Agent({ keepAlive: true, maxSockets: connections });
-    await send(url, agent, plan, warmup);
+    await send(url, agent, plan, warmup, connections);
     phase("warm");
     agent.destroy();
     await control("-i", "on", String(child.pid));
     const measured = new Agent({ keepAlive: true, maxSockets: connections });
-    await send(url, measured, plan, requests);
+    await send(url, measured, plan, requests, connections);
     measured.destroy();
     phase("measured");
     await control("-i", "off", String(child.pid));
@@ -335,35 +336,4 @@ async function waitReady(child, url, status, stderr) {
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`server never answered: ${stderr()}`);
-}
-
-/** `count` requests of `plan` over `agent`'s keep-alive sockets, `connections` at a time. */
-function send(url, agent, plan, count) {
-  const { method = "GET", path, headers = {}, body, expectStatus = 200 } = plan;
-  let started = 0;
-  let finished = 0;
-  return new Promise((done, fail) => {
-    const next = () => {
-      if (started >= count) return;
-      started++;
-      const req = request(`${url}${path}`, { agent, method, headers }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          if (res.statusCode !== expectStatus)
-            return fail(new Error(`${method} ${path} → ${res.statusCode}`));
-          if (++finished === count) done();
-          else next();
-        });
-      });
-      // A keep-alive socket the server closed while idle (its keep-alive timeout passes while
-      // callgrind switches instrumentation on): send the request again on a fresh one.
-      req.on("error", (err) => {
-        if (err.code !== "ECONNRESET") return fail(err);
-        started--;
-        next();
-      });
-      req.end(body);
-    };
-    for (let i = 0; i < connections; i++) next();
-  });
 }

@@ -12,11 +12,12 @@
 //     [--requests 8000] [--node-args "--no-lazy-feedback-allocation"]
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/test-utils/free-port";
+import { send } from "./keep-alive-load.mjs";
 import { referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
 
@@ -73,7 +74,9 @@ async function oneStart(framework) {
   try {
     await ready(`${url}/health`, child);
     const plan = await scenarios.find((s) => s.id === "svc-stack").prepare(url, {});
-    await load(url, plan);
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    await send(url, agent, plan, requests, 8);
+    agent.destroy();
   } catch (err) {
     child.kill("SIGKILL");
     throw err;
@@ -101,32 +104,6 @@ async function ready(url, child) {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} did not answer in 60 s`);
-}
-
-/** `requests` GETs of `plan` over 8 keep-alive sockets; rejects on any other status than 200. */
-function load(url, plan) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-  let started = 0;
-  let finished = 0;
-  return new Promise((done, fail) => {
-    const next = () => {
-      if (started >= requests) return;
-      started++;
-      request(`${url}${plan.path}`, { agent, headers: plan.headers }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          if (res.statusCode !== 200) return fail(new Error(`GET ${plan.path} → ${res.statusCode}`));
-          if (++finished === requests) {
-            agent.destroy();
-            done();
-          } else next();
-        });
-      })
-        .on("error", fail)
-        .end();
-    };
-    for (let i = 0; i < 8; i++) next();
-  });
 }
 
 const rows = [];
