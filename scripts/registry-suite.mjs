@@ -126,8 +126,7 @@ async function startRegistry() {
   );
   verdaccio.stdout.on("data", (d) => (output += d));
   verdaccio.stderr.on("data", (d) => (output += d));
-  // Up to two minutes: CI starts it beside the tests, and on a loaded two-core machine its first
-  // answer once took longer than the thirty seconds this loop used to allow.
+  // Up to two minutes: CI starts it beside the tests, and a loaded two-core machine answers late.
   for (const until = Date.now() + 120_000; Date.now() < until; ) {
     if (verdaccio.exitCode !== null) break;
     try {
