@@ -79,6 +79,8 @@ async function oneStart(framework) {
     agent.destroy();
   } catch (err) {
     child.kill("SIGKILL");
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   child.kill("SIGUSR2");
