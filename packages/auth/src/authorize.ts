@@ -134,26 +134,6 @@ export function roleCheck(roles: readonly string[], option = "roleCheck"): AuthC
   };
 }
 
-/**
- * The refusal for a request without a principal (401 with the realm's challenges; a 500 when no
- * authentication step has run, a wiring mistake) or, with `principal`, the 403.
- *
- * Given the framework's `request`, the refusal is published on `svc:auth` for it.
- *
- * @internal For the package's adapters (the predicate guards of `@svc/auth/express`).
- */
-export function refusalIn(
-  context: AuthContext | undefined,
-  principal?: Principal,
-  request?: object,
-): HttpError {
-  return told(
-    principal === undefined ? unauthenticatedIn(context) : forbiddenIn(context, principal),
-    request,
-    principal,
-  );
-}
-
 const NO_LIST: string[] = Object.freeze([]) as unknown as string[];
 
 /** A list of strings as recorded, else none: a principal recorded without roles or scopes holds none. */
@@ -227,6 +207,54 @@ export function roleGuard(...roles: string[]): AuthGuard {
 }
 
 /**
+ * {@link AuthCheck}'s counterpart for a predicate, which may answer later: the refusal, or
+ * `undefined` to let the request through, at once when the predicate answers with a boolean; a
+ * promise of them (never rejected) only when it answers with a promise.
+ */
+export type PredicateCheck<R = unknown> = (
+  context: AuthContext | undefined,
+  request: R,
+) => HttpError | undefined | Promise<HttpError | undefined>;
+
+/**
+ * The decision of `authorize`: 401 without a principal, 403 unless `predicate(principal, request)`
+ * is `true`, 500 when it throws or rejects. A synchronous predicate is decided in the same turn,
+ * so an adapter whose framework takes a callback (Express's `next`, a Fastify hook's `done`) goes
+ * on without a promise and its microtask; `option` names the function a refused predicate is
+ * reported under.
+ *
+ * @example
+ * const decided = predicateCheck<Request>((p, req) => p.id === idOf(req))(recordedAuthContext(req), req);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function predicateCheck<R = unknown>(
+  predicate: AuthorizePredicate<R>,
+  option = "authorize.predicate",
+): PredicateCheck<R> {
+  if (typeof predicate !== "function")
+    throw optionError(option, predicate, "a function (principal, request) => boolean");
+  const failed = (err: unknown) => HttpError.internal("Authorization check failed", { cause: err });
+  return (context, request) => {
+    const principal = context?.principal;
+    if (!principal) return told(unauthenticatedIn(context), request, undefined);
+    const decide = (allowed: unknown): HttpError | undefined =>
+      allowed === true ? undefined : told(forbiddenIn(context, principal), request, principal);
+    let answer: unknown;
+    try {
+      answer = predicate(principal, request);
+    } catch (err) {
+      return failed(err);
+    }
+    // A boolean (the usual answer) has no `then` to look up on its prototype.
+    if (typeof answer !== "boolean") {
+      const then = (answer as { then?: unknown } | null | undefined)?.then;
+      if (typeof then === "function") return Promise.resolve(answer).then(decide, failed);
+    }
+    return decide(answer);
+  };
+}
+
+/**
  * The framework-free `authorize`: resolves when `predicate(principal, request)` is true;
  * rejects with 401 without a principal, 403 when false, 500 when the predicate throws.
  *
@@ -235,17 +263,9 @@ export function roleGuard(...roles: string[]): AuthGuard {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function predicateGuard<R = unknown>(predicate: AuthorizePredicate<R>): AuthGuard<R> {
-  if (typeof predicate !== "function")
-    throw optionError("authorize.predicate", predicate, "a function (principal, request) => boolean");
+  const check = predicateCheck(predicate);
   return async (context, request) => {
-    const principal = context?.principal;
-    if (!principal) throw told(unauthenticatedIn(context), request, undefined);
-    let allowed: unknown;
-    try {
-      allowed = await predicate(principal, request);
-    } catch (err) {
-      throw HttpError.internal("Authorization check failed", { cause: err });
-    }
-    if (allowed !== true) throw told(forbiddenIn(context, principal), request, principal);
+    const refusal = await check(context, request);
+    if (refusal !== undefined) throw refusal;
   };
 }

@@ -15,16 +15,15 @@ import {
   type AuthRequest,
   createAuthenticator,
   type Principal,
+  predicateCheck,
   recordedAuthContext,
-  refusalIn,
   roleCheck,
   scopeCheck,
 } from "@svc/auth";
-import { HttpError, type NextFunction } from "@svc/errors";
+import type { NextFunction } from "@svc/errors";
 import { exchangeOf, headlessMiddleware, recordAuthentication } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import { setPassage } from "@svc/kernel/node";
-import { optionError } from "./options.js";
 
 export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/auth";
 
@@ -146,31 +145,10 @@ export function requireRoles(...roles: string[]) {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
-  if (typeof predicate !== "function")
-    throw optionError("authorize.predicate", predicate, "a function (principal, req) => boolean");
-  const failed = (err: unknown) => HttpError.internal("Authorization check failed", { cause: err });
+  const check = predicateCheck(predicate);
   return function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): void | Promise<void> {
-    const context = recordedAuthContext(req);
-    const principal = context?.principal;
-    if (!principal) return next(refusalIn(context, undefined, req));
-    let answer: unknown;
-    let pending: PromiseLike<unknown> | undefined;
-    try {
-      answer = predicate(principal, req);
-      // A boolean (the usual answer) has no `then` to look up on its prototype.
-      if (typeof answer !== "boolean") {
-        const then = (answer as { then?: unknown } | null | undefined)?.then;
-        if (typeof then === "function") pending = answer as PromiseLike<unknown>;
-      }
-    } catch (err) {
-      return next(failed(err));
-    }
-    // A synchronous predicate is decided in this turn: awaiting its boolean would cost every
-    // guarded request a promise and a microtask hop before the handler runs.
-    if (pending === undefined) return answer === true ? next() : next(refusalIn(context, principal, req));
-    return Promise.resolve(pending).then(
-      (allowed) => (allowed === true ? next() : next(refusalIn(context, principal, req))),
-      (err: unknown) => next(failed(err)),
-    );
+    const decided = check(recordedAuthContext(req), req);
+    if (decided instanceof Promise) return decided.then(next);
+    next(decided);
   };
 }

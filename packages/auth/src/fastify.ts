@@ -8,16 +8,17 @@
  * @packageDocumentation
  */
 import {
+  type AuthCheck,
   type AuthContext,
   type AuthenticateOptions,
-  type AuthGuard,
   type AuthorizePredicate,
   createAuthenticator,
+  type PredicateCheck,
   type Principal,
-  predicateGuard,
+  predicateCheck,
   recordedAuthContext,
-  roleGuard,
-  scopeGuard,
+  roleCheck,
+  scopeCheck,
 } from "@svc/auth";
 import { exchangeOf, type RequestView, recordAuthentication } from "@svc/kernel";
 import { appWide, fastifyView, setReplyPassage } from "@svc/kernel/fastify";
@@ -27,9 +28,9 @@ import type {
   FastifyPluginCallback,
   FastifyReply,
   FastifyRequest,
-  onRequestAsyncHookHandler,
-  preHandlerAsyncHookHandler,
-  preParsingAsyncHookHandler,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+  preParsingHookHandler,
 } from "fastify";
 
 export type { AuthContext, AuthenticateOptions, AuthorizePredicate };
@@ -155,14 +156,35 @@ export const auth: FastifyPluginCallback<AuthPluginOptions> = appWide("@svc/auth
  * A guard as a route's hook, in any of three places: `onRequest` or `preParsing`, where a refused
  * request's body is never read (the plugin's default `hook: "onRequest"` has set `request.auth` by
  * then), or `preHandler`, after the body was parsed (needed with `hook: "preHandler"`). As
- * `preParsing` it leaves the body stream as it is.
+ * `preParsing` it leaves the body stream as it is. A callback hook: a decision taken at once (the
+ * scopes, the roles, a predicate that answers with a boolean) calls `done` in the same turn, with
+ * no promise; a predicate that answers with a promise makes the hook return one.
  */
-export type GuardHook = onRequestAsyncHookHandler & preParsingAsyncHookHandler & preHandlerAsyncHookHandler;
+export type GuardHook = onRequestHookHandler & preParsingHookHandler & preHandlerHookHandler;
 
-/** A core guard as a route hook reading what authentication recorded in the request's exchange. */
-function hookOf(guard: AuthGuard<FastifyRequest>): GuardHook {
-  return async function svcAuthorize(request: FastifyRequest): Promise<undefined> {
-    await guard(recordedAuthContext(request.raw), request);
+/** Resolves to let the request through; rejects with the refusal. */
+function refused(refusal: Error | undefined): undefined {
+  if (refusal !== undefined) throw refusal;
+  return undefined;
+}
+
+/**
+ * A core decision as a route hook reading what authentication recorded in the request's exchange.
+ * Fastify calls a hook with `done` last: third as `onRequest` or `preHandler`, fourth (after the
+ * body stream) as `preParsing`.
+ */
+function hookOf(check: AuthCheck | PredicateCheck<FastifyRequest>): GuardHook {
+  return function svcAuthorize(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    payloadOrDone?: unknown,
+    done?: unknown,
+  ): Promise<undefined> | undefined {
+    const decided = check(recordedAuthContext(request.raw), request);
+    const next = typeof done === "function" ? done : payloadOrDone;
+    if (decided instanceof Promise || typeof next !== "function")
+      return Promise.resolve(decided).then(refused);
+    (next as (err?: Error) => void)(decided);
     return undefined;
   } as GuardHook;
 }
@@ -176,7 +198,7 @@ function hookOf(guard: AuthGuard<FastifyRequest>): GuardHook {
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
 export function requireScopes(...scopes: string[]): GuardHook {
-  return hookOf(scopeGuard(...scopes));
+  return hookOf(scopeCheck(scopes, "requireScopes"));
 }
 
 /**
@@ -187,7 +209,7 @@ export function requireScopes(...scopes: string[]): GuardHook {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function requireRoles(...roles: string[]): GuardHook {
-  return hookOf(roleGuard(...roles));
+  return hookOf(roleCheck(roles, "requireRoles"));
 }
 
 /**
@@ -199,5 +221,5 @@ export function requireRoles(...roles: string[]): GuardHook {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function authorize(predicate: AuthorizePredicate<FastifyRequest>): GuardHook {
-  return hookOf(predicateGuard(predicate));
+  return hookOf(predicateCheck(predicate));
 }

@@ -9,15 +9,16 @@
  * @packageDocumentation
  */
 import {
+  type AuthCheck,
   type AuthContext,
   type AuthenticateOptions,
-  type AuthGuard,
   type AuthorizePredicate,
   createAuthenticator,
-  predicateGuard,
+  type PredicateCheck,
+  predicateCheck,
   recordedAuthContext,
-  roleGuard,
-  scopeGuard,
+  roleCheck,
+  scopeCheck,
 } from "@svc/auth";
 import { recordAuthentication } from "@svc/kernel";
 import {
@@ -104,17 +105,24 @@ export function authenticate(options: AuthenticateOptions): FetchMiddleware {
   });
 }
 
-/** A core guard as Fetch middleware over the context {@link authenticate} recorded. */
-function middlewareOf(guard: AuthGuard<Request>): FetchMiddleware {
+/**
+ * A core decision as Fetch middleware over the context {@link authenticate} recorded: a decision
+ * taken at once goes on to `next` (or the handler) without awaiting a promise of its own.
+ */
+function middlewareOf(check: AuthCheck | PredicateCheck<Request>): FetchMiddleware {
   const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {
-    await guard(recordedAuthContext(c.req.raw), c.req.raw);
+    const decided = check(recordedAuthContext(c.req.raw), c.req.raw);
+    const refusal = decided instanceof Promise ? await decided : decided;
+    if (refusal !== undefined) throw refusal;
     await next();
     return undefined;
   };
   return Object.assign(middleware, {
     wrap(handler: FetchHandler): FetchHandler {
       return async (request: Request) => {
-        await guard(recordedAuthContext(request), request);
+        const decided = check(recordedAuthContext(request), request);
+        const refusal = decided instanceof Promise ? await decided : decided;
+        if (refusal !== undefined) throw refusal;
         return handler(request);
       };
     },
@@ -129,7 +137,7 @@ function middlewareOf(guard: AuthGuard<Request>): FetchMiddleware {
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
 export function requireScopes(...scopes: string[]): FetchMiddleware {
-  return middlewareOf(scopeGuard(...scopes));
+  return middlewareOf(scopeCheck(scopes, "requireScopes"));
 }
 
 /**
@@ -140,7 +148,7 @@ export function requireScopes(...scopes: string[]): FetchMiddleware {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function requireRoles(...roles: string[]): FetchMiddleware {
-  return middlewareOf(roleGuard(...roles));
+  return middlewareOf(roleCheck(roles, "requireRoles"));
 }
 
 /**
@@ -151,5 +159,5 @@ export function requireRoles(...roles: string[]): FetchMiddleware {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function authorize(predicate: AuthorizePredicate<Request>): FetchMiddleware {
-  return middlewareOf(predicateGuard(predicate));
+  return middlewareOf(predicateCheck(predicate));
 }

@@ -74,3 +74,72 @@ describe("@svc/auth/fastify guards as onRequest, preParsing and preHandler hooks
     expect(await res.json()).toEqual({ got: { x: 1 } });
   });
 });
+
+/**
+ * A predicate may answer at once (the hook calls `done` in the same turn) or with a promise (the
+ * hook returns one): in each of the three places, both answers and a failing predicate give the
+ * same status as on Express (200, 403, and 500 for a predicate that throws or rejects).
+ */
+describe("@svc/auth/fastify authorize, answered at once or later, in each hook place", () => {
+  let app: FastifyInstance;
+  let url: string;
+  const answers = {
+    yes: () => true,
+    no: () => false,
+    "later-yes": () => Promise.resolve(true),
+    "later-no": () => Promise.resolve(false),
+    throws: () => {
+      throw new Error("policy engine down");
+    },
+    rejects: () => Promise.reject(new Error("policy engine down")),
+  } as const;
+  const places = ["onRequest", "preParsing", "preHandler"] as const;
+  beforeAll(async () => {
+    app = Fastify();
+    await app.register(errorPlugin);
+    await app.register(auth, {
+      realm: "api",
+      basic: { verify: (u) => ({ id: u, roles: [], scopes: ["read"] }) },
+    });
+    for (const place of places)
+      for (const [name, predicate] of Object.entries(answers))
+        app.post(`/${place}/${name}`, { [place]: authorize(predicate) }, async () => ({ ok: true }));
+    for (const place of places) {
+      app.post(`/${place}/scopes`, { [place]: requireScopes("read") }, async () => ({ ok: true }));
+      app.post(`/${place}/roles`, { [place]: requireRoles("admin") }, async () => ({ ok: true }));
+    }
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  });
+  afterAll(() => app.close());
+
+  const expected = {
+    yes: 200,
+    no: 403,
+    "later-yes": 200,
+    "later-no": 403,
+    throws: 500,
+    rejects: 500,
+    scopes: 200,
+    roles: 403,
+  };
+  const cases = places.flatMap((place) =>
+    Object.entries(expected).map(([name, status]) => [place, name, status] as const),
+  );
+  it.each(cases)("%s, %s → %i", async (place, name, status) => {
+    const res = await fetch(`${url}/${place}/${name}`, {
+      method: "POST",
+      headers: { authorization: basic("clerk"), "content-type": "application/json" },
+      body: JSON.stringify({ x: 1 }),
+    });
+    expect(res.status).toBe(status);
+    if (status === 200) expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("called without `done` (outside Fastify's hook runner), a guard returns a promise of its decision", async () => {
+    const request = { raw: {} } as never;
+    const reply = {} as never;
+    const hook = requireScopes("read") as unknown as (request: never, reply: never) => Promise<unknown>;
+    await expect(hook(request, reply)).rejects.toMatchObject({ status: 500 });
+  });
+});
