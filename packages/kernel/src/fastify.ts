@@ -458,14 +458,17 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
     },
     plugin: plugin as FastifyPluginCallback,
     handle(handler, route) {
-      return async function svcHandler(request: FastifyRequest, reply: FastifyReply) {
+      // Not an async function: Fastify sends what it throws as it sends a rejection, and the
+      // pipeline's own promise is the one Fastify waits on, with no second promise around it.
+      return function svcHandler(request: FastifyRequest, reply: FastifyReply) {
         const ready = decide(request.raw);
         if (ready.prepared.refusal !== undefined) throw ready.prepared.refusal;
         // A route matched a path whose stray `%` was escaped: a parameter that cannot be decoded.
         if (ready.escaped === true) throw HttpError.badRequest();
         const read = fastifyRequest(request, reply);
-        const value = await pipeline.run(read, ready.prepared, (context) => handler(request, context), route);
-        return sendValue(reply, value, request.method.toUpperCase());
+        return pipeline
+          .run(read, ready.prepared, (context) => handler(request, context), route)
+          .then((value) => sendValue(reply, value, request.method.toUpperCase()));
       } as RouteHandlerMethod<RawServerDefault>;
     },
     preconditions(request, current, creates = false) {
