@@ -5,7 +5,7 @@
 // JavaScript for the tools that parse it.
 const debugPrint = new Function("value", "%DebugPrint(value);");
 process.on("SIGUSR2", () => {
-  process.stdout.write("\n--- tick feedback ---\n", () => {
+  process.stdout.write("\n--- probe ---\n", () => {
     debugPrint(process.nextTick);
     process.kill(process.pid, "SIGTERM");
   });
