@@ -8,18 +8,11 @@
 //
 //   node apps/bench/src/async-resources.mjs [--frameworks express,fastify] [--warmup 2000]
 //     [--requests 200]
-import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { option } from "./cli-option.mjs";
 import { send } from "./keep-alive-load.mjs";
 import { probeReference } from "./probed-reference.mjs";
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index === -1 ? fallback : args[index + 1];
-};
-const here = dirname(fileURLToPath(import.meta.url));
 const frameworks = option("frameworks", "express,fastify").split(",");
 const warmup = Number(option("warmup", "2000"));
 const requests = Number(option("requests", "200"));
@@ -29,7 +22,7 @@ const rows = [];
 for (const framework of frameworks) {
   const printed = await probeReference({
     framework,
-    probe: join(here, "async-resources-probe.mjs"),
+    probe: "async-resources-probe.mjs",
     drive: async ({ child, url, agent, plan }) => {
       await send(url, agent, plan, warmup, 8);
       // The signal is handled on the server's next turn; the timers a response arms settle in less.

@@ -12,11 +12,12 @@ import { freePort } from "@svc/test-utils/free-port";
 import { referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
 
-const serverDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../reference-server");
+const here = dirname(fileURLToPath(import.meta.url));
+const serverDir = resolve(here, "../../reference-server");
 const MARKER = "--- probe ---";
 
 /**
- * Starts the server on `framework` with `probe` (a module path) imported first, runs
+ * Starts the server on `framework` with `probe` (a module of this directory) imported first, runs
  * `drive({ child, url, agent, plan })` (`plan`: the svc-stack scenario's GET of one employee with a
  * token, `agent`: keep-alive, 8 sockets), signals SIGUSR2 and returns what the probe printed.
  * Throws when the server ends before the probe printed, so an empty reading never passes.
@@ -29,7 +30,7 @@ export async function probeReference({ framework, probe, nodeArgs = [], drive })
   const fd = openSync(file, "w");
   const child = spawn(
     process.execPath,
-    [...referenceNodeFlags(serverDir), ...nodeArgs, "--import", probe, "dist/main.js"],
+    [...referenceNodeFlags(serverDir), ...nodeArgs, "--import", join(here, probe), "dist/main.js"],
     {
       cwd: serverDir,
       env: {

@@ -10,17 +10,10 @@
 //
 //   node apps/bench/src/tick-feedback.mjs [--frameworks express,fastify] [--starts 6]
 //     [--requests 8000] [--node-args "--no-lazy-feedback-allocation"]
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { option } from "./cli-option.mjs";
 import { send } from "./keep-alive-load.mjs";
 import { probeReference } from "./probed-reference.mjs";
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index === -1 ? fallback : args[index + 1];
-};
-const here = dirname(fileURLToPath(import.meta.url));
 const frameworks = option("frameworks", "express,fastify").split(",");
 const starts = Number(option("starts", "6"));
 const requests = Number(option("requests", "8000"));
@@ -30,7 +23,7 @@ const nodeArgs = option("node-args", "").split(" ").filter(Boolean);
 async function oneStart(framework) {
   const printed = await probeReference({
     framework,
-    probe: join(here, "tick-feedback-probe.mjs"),
+    probe: "tick-feedback-probe.mjs",
     nodeArgs: ["--allow-natives-syntax", ...nodeArgs],
     drive: ({ url, agent, plan }) => send(url, agent, plan, requests, 8),
   });
