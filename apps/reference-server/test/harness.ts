@@ -37,14 +37,22 @@ export function frameworkEnv(): Record<string, string> {
 }
 
 async function boot(env: Record<string, string>, after?: () => Promise<void>): Promise<Started> {
-  const config = loadConfig({
-    PORT: "0",
-    LOG_LEVEL: "silent",
-    RATE_LIMIT_MAX: "100000",
-    ...frameworkEnv(),
-    ...env,
-  });
-  const service = await startService(config, { logger: createLogger({ logLevel: "silent" }) });
+  let service: Service;
+  let config: Config;
+  try {
+    config = loadConfig({
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      RATE_LIMIT_MAX: "100000",
+      ...frameworkEnv(),
+      ...env,
+    });
+    service = await startService(config, { logger: createLogger({ logLevel: "silent" }) });
+  } catch (err) {
+    // A service refused or failed at start still gives back what was made for it (a schema).
+    await after?.();
+    throw err;
+  }
   watchResponses(service.server as Server);
   return {
     url: service.url,
