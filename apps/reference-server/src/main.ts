@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const service = await startService(config, { redisPrefix: config.redisKeyPrefix });
+  const service = await startService(config);
   const lines = [
     "",
     `  @svc reference service listening on ${service.url} (${config.framework === "fastify" ? "Fastify" : "Express"})`,

@@ -165,6 +165,7 @@ function shutdownDrain(server: Server) {
 
 /**
  * Opens the database, migrates, seeds an empty database, and listens (HTTPS when TLS is configured).
+ * Its Redis keys begin with `options.redisPrefix`, else the configuration's `REDIS_KEY_PREFIX`.
  *
  * @example const service = await startService(loadConfig());
  */
@@ -196,7 +197,11 @@ export async function startService(
   const pool = db.pool;
   if (pool) await whileUnreachable(() => new PostgresStore({ pool }).migrate(), logger, deadline);
   const keys = keysPool ? new PostgresStore({ pool: keysPool, timeoutMs: KEYS_TIMEOUT_MS }) : undefined;
-  const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
+  const stores = createStores(
+    config.redisClusterNodes ?? config.redisUrl,
+    options.redisPrefix ?? config.redisKeyPrefix,
+    keys,
+  );
   await stores.ready(3000);
   const telemetry = config.telemetry ? createTelemetry() : undefined;
   const deps = { db, logger, background, security, stores, telemetry };

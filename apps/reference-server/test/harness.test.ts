@@ -1,6 +1,8 @@
+import { serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { postgres } from "./harness.js";
+import { ADMIN, postgres, sqlite } from "./harness.js";
 
 /** The test schemas this worker made (a schema is named after its process), on the shared PostgreSQL. */
 async function testSchemas(): Promise<number> {
@@ -24,5 +26,26 @@ describe.skipIf(!postgres)("the harness on PostgreSQL", () => {
       (postgres as NonNullable<typeof postgres>).start({ RATE_LIMIT_MAX: "not a number" }),
     ).rejects.toThrow();
     expect(await testSchemas()).toBe(before);
+  });
+});
+
+const redisUrl = serviceUrl("REDIS_URL");
+
+describe.skipIf(!redisUrl)("the harness on Redis", () => {
+  it("REDIS_KEY_PREFIX is the prefix of every key the service writes", async () => {
+    const prefix = uniquePrefix("reference-harness");
+    const redis = new Redis(redisUrl as string);
+    const s = await sqlite.start({ REDIS_URL: redisUrl as string, REDIS_KEY_PREFIX: prefix });
+    try {
+      const res = await fetch(`${s.url}/employees/1`, { headers: { authorization: ADMIN } });
+      expect(res.status).toBe(200);
+      // The request's rate-limit counter, under the prefix the configuration gives.
+      expect(await redis.keys(`${prefix}*`)).not.toEqual([]);
+    } finally {
+      await s.stop();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
   });
 });
