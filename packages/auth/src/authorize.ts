@@ -237,21 +237,34 @@ export function predicateCheck<R = unknown>(
   return (context, request) => {
     const principal = context?.principal;
     if (!principal) return told(unauthenticatedIn(context), request, undefined);
-    const decide = (allowed: unknown): HttpError | undefined =>
-      allowed === true ? undefined : told(forbiddenIn(context, principal), request, principal);
     let answer: unknown;
     try {
       answer = predicate(principal, request);
     } catch (err) {
       return failed(err);
     }
-    // A boolean (the usual answer) has no `then` to look up on its prototype.
+    // A boolean (the usual answer) has no `then` to look up on its prototype, and needs no
+    // closure over the request to be decided later.
     if (typeof answer !== "boolean") {
       const then = (answer as { then?: unknown } | null | undefined)?.then;
-      if (typeof then === "function") return Promise.resolve(answer).then(decide, failed);
+      if (typeof then === "function")
+        return Promise.resolve(answer).then(
+          (allowed) => allowedOr(allowed, context, principal, request),
+          failed,
+        );
     }
-    return decide(answer);
+    return allowedOr(answer, context, principal, request);
   };
+}
+
+/** `undefined` when a predicate answered `true`, else the 403 for `principal`. */
+function allowedOr(
+  allowed: unknown,
+  context: AuthContext,
+  principal: Principal,
+  request: unknown,
+): HttpError | undefined {
+  return allowed === true ? undefined : told(forbiddenIn(context, principal), request, principal);
 }
 
 /**
