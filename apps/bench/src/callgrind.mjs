@@ -43,8 +43,8 @@ import { promisify } from "node:util";
 import { freePort } from "@svc/test-utils/free-port";
 import { build } from "esbuild";
 import { issueBenchToken } from "./fixtures.mjs";
-import { send } from "./keep-alive-load.mjs";
-import { referenceNodeFlags } from "./reference-flags.mjs";
+import { send, waitReady } from "./keep-alive-load.mjs";
+import { REFERENCE_ENV, referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
 import { workspaceSources } from "./workspace-sources.mjs";
 
@@ -185,7 +185,11 @@ async function measure(id) {
     stderr = (stderr + chunk).slice(-4000);
   });
   try {
-    await waitReady(child, `${url}${server.readyPath}`, server.readyStatus, () => stderr);
+    await waitReady(child, `${url}${server.readyPath}`, {
+      status: server.readyStatus,
+      timeoutMs: 300_000,
+      detail: () => stderr,
+    });
     const started = Date.now();
     const phase = (name) =>
       process.stderr.write(`${id}: ${name} after ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
@@ -257,14 +261,7 @@ async function bundled(scenario, port, publicJwk) {
   delete env.REDIS_URL;
   if (scenario.id === "svc-stack") {
     const serverDir = join(root, "apps/reference-server");
-    Object.assign(env, {
-      DEMO_USERS: "admin:admin:admin",
-      DATABASE_URL: "sqlite::memory:",
-      RATE_LIMIT_MAX: "1000000",
-      RATE_LIMIT_WINDOW_SECONDS: "1",
-      CORS_ORIGINS: "https://app.example.com",
-      LOG_LEVEL: "info",
-    });
+    Object.assign(env, REFERENCE_ENV);
     const bundle = join(serverDir, "dist", "callgrind-main.mjs");
     await esbuild(join(serverDir, "src/main.ts"), bundle, sources);
     // As `npm start` of the checkout measured runs it (see referenceNodeFlags).
@@ -323,17 +320,4 @@ function esbuild(entry, outfile, sources) {
     outfile,
     logLevel: "error",
   });
-}
-
-async function waitReady(child, url, status, stderr) {
-  const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${stderr()}`);
-    try {
-      const response = await fetch(url);
-      if (status === undefined || response.status === status) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`server never answered: ${stderr()}`);
 }

@@ -1,5 +1,5 @@
-// Requests over keep-alive sockets, a fixed number at a time, for the bench's instruction and
-// feedback probes (callgrind.mjs, tick-feedback.mjs).
+// Requests over keep-alive sockets, a fixed number at a time, and the wait for a server to
+// answer, for the bench's instruction and feedback probes (callgrind.mjs, probed-reference.mjs).
 import { request } from "node:http";
 
 /** `count` requests of `plan` over `agent`'s keep-alive sockets, `connections` at a time. */
@@ -31,4 +31,21 @@ export function send(url, agent, plan, count, connections) {
     };
     for (let i = 0; i < connections; i++) next();
   });
+}
+
+/**
+ * Resolves once `url` answers (with `status`, when given); rejects when `child` ends first, or
+ * after `timeoutMs`, with `detail()` (what the server last printed) in the error.
+ */
+export async function waitReady(child, url, { status, timeoutMs = 60_000, detail = () => "" } = {}) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (child.exitCode !== null)
+      throw new Error(`the server ended (${child.exitCode}) before ${url} answered: ${detail()}`);
+    try {
+      const response = await fetch(url);
+      if (status === undefined || response.status === status) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer in ${timeoutMs / 1000} s: ${detail()}`);
 }

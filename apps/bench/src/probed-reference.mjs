@@ -1,7 +1,8 @@
 // The reference server as `npm start` runs it (dist/main.js, the flags of its start script, `npm
-// run build` first), with a probe module imported before it: for the scripts that read the
-// server's own state after load (tick-feedback.mjs, async-resources.mjs). The probe prints after
-// a `--- probe ---` line when the server gets SIGUSR2, then stops it through its SIGTERM handler.
+// run build` first), in the svc-stack scenario's environment, with a probe module imported before
+// it: for the scripts that read the server's own state after load (tick-feedback.mjs,
+// async-resources.mjs). The probe prints after a `--- probe ---` line when the server gets
+// SIGUSR2, then stops it through its SIGTERM handler.
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
@@ -9,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/test-utils/free-port";
-import { referenceNodeFlags } from "./reference-flags.mjs";
+import { waitReady } from "./keep-alive-load.mjs";
+import { REFERENCE_ENV, referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,16 +37,11 @@ export async function probeReference({ framework, probe, nodeArgs = [], drive })
       cwd: serverDir,
       env: {
         ...process.env,
+        ...REFERENCE_ENV,
         REDIS_URL: "",
         PORT: String(port),
         HOST: "127.0.0.1",
-        NODE_ENV: "production",
         SERVER_FRAMEWORK: framework,
-        DEMO_USERS: "admin:admin:admin",
-        DATABASE_URL: "sqlite::memory:",
-        RATE_LIMIT_MAX: "1000000",
-        RATE_LIMIT_WINDOW_SECONDS: "1",
-        LOG_LEVEL: "info",
       },
       stdio: ["ignore", fd, "ignore"],
     },
@@ -53,7 +50,7 @@ export async function probeReference({ framework, probe, nodeArgs = [], drive })
   const exited = new Promise((done) => child.on("close", done));
   const url = `http://127.0.0.1:${port}`;
   try {
-    await ready(`${url}/health`, child);
+    await waitReady(child, `${url}/health`, { status: 200 });
     const plan = await scenarios.find((s) => s.id === "svc-stack").prepare(url, {});
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     await drive({ child, url, agent, plan });
@@ -73,16 +70,4 @@ export async function probeReference({ framework, probe, nodeArgs = [], drive })
       `${framework}: the server ended with ${code} before the probe printed:\n${out.slice(-2000)}`,
     );
   return out.slice(out.indexOf(MARKER) + MARKER.length);
-}
-
-/** Resolves once `url` answers 200; rejects if the server ends first. */
-async function ready(url, child) {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-    if (child.exitCode !== null) throw new Error(`the server ended with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer in 60 s`);
 }

@@ -20,3 +20,19 @@ export function referenceNodeFlags(serverDir = referenceDir) {
     throw new Error(`apps/reference-server's start script runs no "node [flags] dist/main.js": ${start}`);
   return run[1].split(/\s+/).filter(Boolean);
 }
+
+/**
+ * The environment the bench runs the reference server in (the svc-stack scenario): the demo
+ * users, SQLite in memory, the largest rate limit the server accepts per second (counted on every
+ * request, never hit), CORS for one origin, access lines at info. No Redis: each caller leaves
+ * `REDIS_URL` out in its own way.
+ */
+export const REFERENCE_ENV = Object.freeze({
+  NODE_ENV: "production",
+  DEMO_USERS: "admin:admin:admin",
+  DATABASE_URL: "sqlite::memory:",
+  RATE_LIMIT_MAX: "1000000",
+  RATE_LIMIT_WINDOW_SECONDS: "1",
+  CORS_ORIGINS: "https://app.example.com",
+  LOG_LEVEL: "info",
+});

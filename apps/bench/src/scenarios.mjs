@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EMPLOYEE_ID, WSSE_FIXTURES } from "./fixtures.mjs";
 import { rawRequest, SEQ } from "./harness.mjs";
-import { referenceNodeFlags } from "./reference-flags.mjs";
+import { REFERENCE_ENV, referenceNodeFlags } from "./reference-flags.mjs";
 import { onRuntime, RUNTIMES } from "./runtimes.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -77,17 +77,7 @@ function referenceServer() {
     cwd: referenceDir,
     readyPath: "/health",
     readyStatus: 200,
-    env: {
-      NODE_ENV: "production",
-      DEMO_USERS: "admin:admin:admin",
-      DATABASE_URL: "sqlite::memory:",
-      REDIS_URL: null,
-      // The largest limit the server accepts, per second: counted on every request, never hit.
-      RATE_LIMIT_MAX: "1000000",
-      RATE_LIMIT_WINDOW_SECONDS: "1",
-      CORS_ORIGINS: "https://app.example.com",
-      LOG_LEVEL: "info",
-    },
+    env: { ...REFERENCE_ENV, REDIS_URL: null },
   };
 }
 
