@@ -22,6 +22,7 @@ import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, holdVary, writeValue } from "./write.js";
 
 export { settleUnreadBody } from "./settle-body.js";
+export { holdTickShape } from "./tick-shape.js";
 export { fieldName, writeValue };
 
 /**
