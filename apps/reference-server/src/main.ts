@@ -1,3 +1,4 @@
+import "./tick-shape.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { startService } from "./server.js";
 
