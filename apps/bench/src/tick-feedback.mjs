@@ -8,8 +8,12 @@
 // read with V8's `%DebugPrint`, and counts the starts that ended megamorphic. "no feedback": V8
 // had not given nextTick a feedback vector yet (it had not run often enough).
 //
+// `--gc`: after the requests, two full garbage collections while the server is idle (the probe
+// calls `gc()`), then as many requests again: whether a collection at a moment when no tick object
+// is alive costs the literal its shape.
+//
 //   node apps/bench/src/tick-feedback.mjs [--frameworks express,fastify] [--starts 6]
-//     [--requests 8000] [--node-args "--no-lazy-feedback-allocation"]
+//     [--requests 8000] [--node-args "--no-lazy-feedback-allocation"] [--gc]
 import { option } from "./cli-option.mjs";
 import { send } from "./keep-alive-load.mjs";
 import { probeReference } from "./probed-reference.mjs";
@@ -17,7 +21,8 @@ import { probeReference } from "./probed-reference.mjs";
 const frameworks = option("frameworks", "express,fastify").split(",");
 const starts = Number(option("starts", "6"));
 const requests = Number(option("requests", "8000"));
-const nodeArgs = option("node-args", "").split(" ").filter(Boolean);
+const collect = process.argv.includes("--gc");
+const nodeArgs = [...option("node-args", "").split(" ").filter(Boolean), ...(collect ? ["--expose-gc"] : [])];
 
 /** One start under `requests` GETs: the states of nextTick's literal sites, or "no feedback". */
 async function oneStart(framework) {
@@ -25,7 +30,14 @@ async function oneStart(framework) {
     framework,
     probe: "tick-feedback-probe.mjs",
     nodeArgs: ["--allow-natives-syntax", ...nodeArgs],
-    drive: ({ url, agent, plan }) => send(url, agent, plan, requests, 8),
+    drive: async ({ child, url, agent, plan }) => {
+      await send(url, agent, plan, requests, 8);
+      if (!collect) return;
+      child.kill("SIGUSR1");
+      // The probe's collections run on the server's thread; the next requests wait behind them.
+      await new Promise((r) => setTimeout(r, 500));
+      await send(url, agent, plan, requests, 8);
+    },
   });
   const states = [...printed.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]);
   return states.length === 0 ? "no feedback" : states.join(" ");
@@ -44,7 +56,7 @@ for (const framework of frameworks) {
 console.log(
   [
     "",
-    `| framework | starts with a megamorphic tick literal after ${requests} requests${nodeArgs.length ? ` (${nodeArgs.join(" ")})` : ""} |`,
+    `| framework | starts with a megamorphic tick literal after ${collect ? `${requests} requests, two full collections and ${requests} more` : `${requests} requests`}${nodeArgs.length ? ` (${nodeArgs.join(" ")})` : ""} |`,
     "|---|---:|",
     ...rows,
   ].join("\n"),

@@ -1,5 +1,6 @@
 // Scenario 2: a bare Express 5 route serialising the same object on every request
 // (with Express's defaults, which include a weak ETag).
+import "./tick-shape.mjs";
 import express from "express";
 import { EMPLOYEES, exitOnSigterm, listenApp } from "../fixtures.mjs";
 

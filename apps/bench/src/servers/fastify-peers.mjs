@@ -2,6 +2,7 @@
 // @fastify/helmet, @fastify/cors, @fastify/compress, @fastify/rate-limit (a limit that never
 // triggers), @fastify/etag, @fastify/jwt (ES256, issuer and audience), Fastify's own logger
 // (pino, one line a request), and `accepts` for the 406.
+import "./tick-shape.mjs";
 import fastifyCompress from "@fastify/compress";
 import fastifyCors from "@fastify/cors";
 import fastifyEtag from "@fastify/etag";

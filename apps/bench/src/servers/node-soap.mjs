@@ -3,6 +3,7 @@
 // customers in memory. With BENCH_HTTP=node: `soap.listen` on a bare `http.createServer`, no
 // Bearer check, as soap-envelope-bare.mjs with BENCH_HTTP=node (issue 22 §2); with
 // BENCH_WSSE=signature besides, only requests signed by the bench's partner certificate.
+import "./tick-shape.mjs";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";

@@ -5,6 +5,7 @@
 // package's, so both rows pay for the same access line.
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like packages-readme.
 
+import "./tick-shape.mjs";
 import { auth, requireScopes } from "@svc/auth/fastify";
 import { HttpError } from "@svc/errors";
 import { errorPlugin } from "@svc/errors/fastify";

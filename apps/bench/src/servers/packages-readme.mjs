@@ -11,6 +11,7 @@
 // BENCH_PROTOTYPES=none starts the same app with `http.createServer(app)`, without
 // `expressServerOptions(app)`, so the helper's effect has a row of its own.
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
+import "./tick-shape.mjs";
 import http from "node:http";
 import { authenticate, requireScopes } from "@svc/auth/express";
 import { HttpError } from "@svc/errors";

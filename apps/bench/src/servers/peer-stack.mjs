@@ -1,6 +1,7 @@
 // Scenario 3: the stack a team assembles from the well-known middlewares instead of @svc:
 // helmet, cors, compression, express-rate-limit (a limit that never triggers), pino-http,
 // a jose jwtVerify of the Bearer token on every request, `accepts`, and Express's default ETag.
+import "./tick-shape.mjs";
 import accepts from "accepts";
 import compression from "compression";
 import cors from "cors";

@@ -1,5 +1,6 @@
 // Scenario 1, the practical limit: node:http answering with bytes computed once at start-up.
 // No routing library, no middleware, no per-request serialisation.
+import "./tick-shape.mjs";
 import { createServer } from "node:http";
 import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";
 

@@ -6,6 +6,7 @@
 // header value that does not depend on the request is computed once at start-up. Run with
 // BENCH_PROTOTYPES=classes, as packages-readme builds its requests (`expressServerOptions`).
 // Whatever this costs a request, no change to the packages can take packages-readme below it.
+import "./tick-shape.mjs";
 import { hash } from "node:crypto";
 import express from "express";
 import { EMPLOYEES, exitOnSigterm, listenApp } from "../fixtures.mjs";

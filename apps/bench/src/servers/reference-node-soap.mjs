@@ -3,6 +3,7 @@
 // the app's Kysely, and the app's Bearer token verified with jose against the app's JWKS.
 // node-soap intercepts its path before the app, so it skips the app's middleware (helmet,
 // logging, rate limit): an advantage the comparison gives to node-soap.
+import "./tick-shape.mjs";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createLocalJWKSet, jwtVerify } from "jose";

@@ -3,6 +3,7 @@
 // BENCH_HTTP=node: the same endpoint on a bare `http.createServer`, no Bearer check, as
 // node-soap.mjs with BENCH_HTTP=node (issue 22 §2). Runs from the package's TypeScript sources
 // through ../ts-loader.mjs.
+import "./tick-shape.mjs";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";

@@ -2,6 +2,7 @@
 // response node-soap and @svc/soap-envelope produce, as bytes computed at start-up. On an
 // Express 5 route (what both SOAP stacks are mounted on), or with BENCH_FLOOR=node on plain
 // node:http. The difference to a SOAP scenario is what its SOAP layer costs.
+import "./tick-shape.mjs";
 import { createServer } from "node:http";
 import express from "express";
 import { benchPort, CUSTOMERS, exitOnSigterm } from "../fixtures.mjs";

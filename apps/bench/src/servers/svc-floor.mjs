@@ -7,6 +7,7 @@
 // request is computed once at start-up. Run with BENCH_PROTOTYPES=classes, as the reference server
 // builds its requests. Whatever this costs a request, no change to the packages can take the
 // reference server below it.
+import "./tick-shape.mjs";
 import { hash, randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import express from "express";
