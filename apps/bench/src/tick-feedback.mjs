@@ -2,7 +2,10 @@
 // framework, run as `npm start` runs it (dist/main.js, the flags of its start script). Node.js
 // builds each tick object with an object literal whose property sites V8 keeps monomorphic or,
 // once a site has seen a second map, megamorphic for good: a runtime call for every tick in
-// optimised code, the "slow state" of the bench README's Fastify runs. It starts the built server
+// optimised code, the "slow state" of the bench README's Fastify runs (a full collection while no
+// tick object was alive freed the literal's maps). The server now holds one tick object from its
+// first import (`holdTickShape` of @svc/kernel/node), so every start should end monomorphic; this
+// script is how that is checked. It starts the built server
 // (`npm run build` first) `--starts` times per framework, sends it `--requests` GETs of one
 // employee with a token (as the svc-stack scenario does, 8 at a time), prints the sites' states
 // read with V8's `%DebugPrint`, and counts the starts that ended megamorphic. "no feedback": V8
