@@ -41,6 +41,7 @@ import type {
 } from "fastify";
 import { lowerFieldName } from "./field-name.js";
 import { pipelineRequest } from "./node.js";
+import { presetFields } from "./preset-fields.js";
 import { releaseBody } from "./release.js";
 import { requestSlot } from "./request-slot.js";
 import { settleUnreadBody } from "./settle-body.js";
@@ -58,7 +59,7 @@ export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | u
   return {
     view,
     path: query === -1 ? url : url.slice(0, query),
-    preset: reply === undefined ? undefined : (name) => reply.getHeader(name) as FieldValue | undefined,
+    preset: reply === undefined ? undefined : presetFields(reply),
     native: request,
   };
 }

@@ -3,7 +3,6 @@ import {
   appendVaryList,
   exchangeIfAny,
   exchangeOf,
-  type FieldValue,
   type Gate,
   type HandlerContext,
   HttpError,
@@ -17,6 +16,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 
+import { presetFields } from "./preset-fields.js";
 import { requestSlot } from "./request-slot.js";
 import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, holdVary, writeValue } from "./write.js";
@@ -61,7 +61,7 @@ export function pipelineRequest(
   return {
     view,
     path: path ?? (query === -1 ? url : url.slice(0, query)),
-    preset: res === undefined ? undefined : (name) => res.getHeader(name) as FieldValue | undefined,
+    preset: res === undefined ? undefined : presetFields(res),
     native: req,
   };
 }
