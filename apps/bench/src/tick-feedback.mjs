@@ -17,6 +17,7 @@
 //
 //   node apps/bench/src/tick-feedback.mjs [--frameworks express,fastify] [--starts 6]
 //     [--requests 8000] [--node-args "--no-lazy-feedback-allocation"] [--gc]
+import { setTimeout as sleep } from "node:timers/promises";
 import { option } from "./cli-option.mjs";
 import { send } from "./keep-alive-load.mjs";
 import { probeReference } from "./probed-reference.mjs";
@@ -38,7 +39,7 @@ async function oneStart(framework) {
       if (!collect) return;
       child.kill("SIGUSR1");
       // The probe's collections run on the server's thread; the next requests wait behind them.
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       await send(url, agent, plan, requests, 8);
     },
   });
