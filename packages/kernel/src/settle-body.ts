@@ -48,7 +48,13 @@ export function settleUnreadBody(
   };
   const timer = setTimeout(cut, bounds.timeoutMs);
   timer.unref();
-  const done = () => clearTimeout(timer);
+  // @see https://www.rfc-editor.org/rfc/rfc9112#section-9.3 — a kept-alive connection outlives
+  //   the request: whichever of its end and the connection's close comes first takes both.
+  const done = () => {
+    clearTimeout(timer);
+    req.off("end", done);
+    socket.off("close", done);
+  };
   req.once("end", done);
   socket.once("close", done);
   if (action === "close") {
