@@ -92,6 +92,23 @@ export function signByHand(
   return xml.replace("</wsse:Security>", `${token}${signature}</wsse:Security>`);
 }
 
+/** The order n of P-256, the curve of {@link EC} (SEC 2 §2.4.2). */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+/**
+ * `signed` (by {@link EC}) with its ds:SignatureValue (r‖s, XML-DSig 1.1 §6.4.3) rewritten as
+ * (r, n − s): another value that verifies over the same ds:SignedInfo (ECDSA is malleable).
+ */
+export function withNegatedS(signed: string): string {
+  return signed.replace(/(<ds:SignatureValue>)([^<]+)(<\/ds:SignatureValue>)/, (_, open, value, close) => {
+    const bytes = Buffer.from(value, "base64");
+    const half = bytes.length / 2;
+    const s = BigInt(`0x${bytes.subarray(half).toString("hex")}`);
+    const negated = Buffer.from((P256_ORDER - s).toString(16).padStart(half * 2, "0"), "hex");
+    return `${open}${Buffer.concat([bytes.subarray(0, half), negated]).toString("base64")}${close}`;
+  });
+}
+
 /** A request envelope with a Timestamp (`TS-1`) and a Body (`Body-1`) to sign by hand. */
 export function stamped(id = "42", extraHeader = "", created = at(0), expires = at(300_000)): string {
   return `<soap:Envelope xmlns:soap="${ENV}"><soap:Header>${security(timestamp(created, expires))}${extraHeader}</soap:Header><soap:Body xmlns:wsu="${WSU_NS}" wsu:Id="Body-1"><c:GetCustomerRequest xmlns:c="http://svc.example.com/ws/customer/v1"><c:customerId>${id}</c:customerId></c:GetCustomerRequest></soap:Body></soap:Envelope>`;

@@ -25,9 +25,10 @@ export interface WsSecurityOptions {
    */
   timestamp?: WsTimestampOptions | false;
   /**
-   * Refusing a message already accepted (§13): each accepted message's key (its signature value,
-   * or the digest of its bytes when unsigned) is kept until its Timestamp would be refused
-   * anyway, so a copy sent again within that window is refused with `wsse:InvalidSecurity`.
+   * Refusing a message already accepted (§13): each accepted message's key (the digest of its
+   * canonical `ds:SignedInfo`, what its signature covers, whatever `ds:SignatureValue` it carries;
+   * the digest of its bytes when unsigned) is kept until its Timestamp would be refused anyway,
+   * so a copy sent again within that window is refused with `wsse:InvalidSecurity`.
    * Needs `timestamp`. `false` to turn it off (a replay is then accepted while fresh).
    * @default { maxEntries: 10000 }
    */

@@ -57,19 +57,16 @@ export function processSecurity(
   // `options.signature` is only set where the host verifies signatures (resolveWsSecurity).
   const verifier = host.signatures;
   const plan = options.signature && verifier?.readSignature(security, options.signature, now);
-  // A signature value names one message; an unsigned one is known by its bytes.
-  const key =
-    replay === undefined || !checked
-      ? undefined
-      : plan
-        ? `s:${digest("sha256", plan.value, "base64")}`
-        : `m:${digest("sha256", message.raw, "base64")}`;
-  if (key !== undefined) replay?.check(key, now);
+  // WS-Security 1.1 §13: a signed message is known by its canonical ds:SignedInfo (verifySignature
+  // asks before the SignatureValue is verified), an unsigned one by its bytes.
+  const cache = replay !== undefined && checked ? replay : undefined;
+  let key = cache && !plan ? `m:${digest("sha256", message.raw, "base64")}` : undefined;
+  if (key !== undefined) cache?.check(key, now);
   let signature: WsSignature | undefined;
   if (plan && options.signature && verifier) {
     const sign = options.signature;
     const names = new Set(sign.headers);
-    signature = verifier.verifySignature(
+    const verified = verifier.verifySignature(
       plan,
       {
         raw: message.raw,
@@ -81,12 +78,15 @@ export function processSecurity(
           return b?.targeted === true && names.has(`{${b.element.namespace}}${b.element.localName}`);
         },
         maxDepth: message.maxDepth,
+        checkReplay: cache && ((signedInfo) => cache.check(`s:${signedInfo}`, now)),
       },
       sign,
     );
+    signature = verified.signature;
+    if (cache) key = `s:${verified.signedInfo}`;
   }
   if (key !== undefined && checked && options.timestamp) {
-    replay?.remember(key, acceptedUntil(checked.timestamp, options.timestamp), now);
+    cache?.remember(key, acceptedUntil(checked.timestamp, options.timestamp), now);
   }
   return { timestamp: checked ? checked.timestamp : undefined, signature };
 }

@@ -16,6 +16,7 @@ import {
   timestamp,
   unsigned,
   WSSE_NS,
+  withNegatedS,
 } from "../../test/wsse.js";
 
 // XML-DSig over exclusive C14N (WS-Security 1.1 §8, X.509 Token Profile 1.1), through a
@@ -249,6 +250,36 @@ describe("signature and replay", () => {
       // The same message with whitespace added is the same signature: still a replay.
       const spaced = signed.replace("<soap:Body", " <soap:Body");
       expect(readFault((await post(r.endpoint, spaced)).text).reason).toContain("already received");
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("an ECDSA-signed message, then the same with (r, n − s) as its SignatureValue → 200, then the replay's wsse:InvalidSecurity", async () => {
+    const r = await startSecuredService({ signature: { trustedCertificates: [EC.cert] } });
+    try {
+      const signed = signByHand(stamped(), [{ uri: "#Body-1" }, { uri: "#TS-1" }], EC, ECDSA_SHA256);
+      const malleated = withNegatedS(signed);
+      expect(malleated).not.toBe(signed);
+      expect((await post(r.endpoint, signed)).status).toBe(200);
+      const again = await post(r.endpoint, malleated);
+      expect(again.status).toBe(400);
+      const fault = readFault(again.text);
+      expect(fault.subcodes).toEqual(sub("InvalidSecurity"));
+      expect(fault.reason).toContain("already received");
+      // The very fault a copy of the accepted bytes gets, and the handler ran once.
+      expect(fault).toEqual(readFault((await post(r.endpoint, signed)).text));
+      expect(r.seen.length).toBe(1);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("(r, n − s) of an ECDSA signature never sent before → 200 (it verifies: the row above is a replay)", async () => {
+    const r = await startSecuredService({ signature: { trustedCertificates: [EC.cert] } });
+    try {
+      const signed = signByHand(stamped(), [{ uri: "#Body-1" }, { uri: "#TS-1" }], EC, ECDSA_SHA256);
+      expect((await post(r.endpoint, withNegatedS(signed))).status).toBe(200);
     } finally {
       await r.close();
     }

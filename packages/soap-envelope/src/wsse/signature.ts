@@ -243,6 +243,21 @@ export interface SignedMessage {
   blocks: readonly XmlElement[];
   mustSign: (index: number) => boolean;
   maxDepth: number;
+  /**
+   * Asked with {@link VerifiedSignature.signedInfo} before the SignatureValue is verified; throws
+   * to refuse a message already accepted (a replay), which then costs no signature check.
+   */
+  checkReplay: ((signedInfo: string) => void) | undefined;
+}
+
+/** What steps 2 and 3 established. */
+export interface VerifiedSignature {
+  signature: WsSignature;
+  /**
+   * The SHA-256 (base64) of the canonical ds:SignedInfo: what the signature covers, the digest
+   * of every reference included, so one message whatever SignatureValue it carries.
+   */
+  signedInfo: string;
 }
 
 /** Steps 2 and 3: the SignatureValue, then the references and what they must cover. */
@@ -250,7 +265,7 @@ export function verifySignature(
   plan: SignaturePlan,
   message: SignedMessage,
   options: ResolvedSignature,
-): WsSignature {
+): VerifiedSignature {
   // Step 2 on the header alone, then step 3 on the rest of the envelope: the message parsed once,
   // in two parts. Should it not cut there (an unusual serialization), the whole message is
   // parsed at once after the header alone.
@@ -258,8 +273,9 @@ export function verifySignature(
   const head = cut === undefined ? undefined : headerPart(cut.head, message, plan);
   let located: Located;
   let roots: [Element, number][];
+  let signedInfo: string;
   if (cut !== undefined && head !== undefined) {
-    checkSignatureValue(plan, head.signedInfo);
+    signedInfo = checkSignatureValue(plan, head.signedInfo, message.checkReplay);
     const rest = parse(cut.rest).documentElement as Element;
     const parts = children(rest);
     const { header, body } = envelopeParts(parts, message.envelopeNs);
@@ -271,7 +287,7 @@ export function verifySignature(
     const doc = parse(message.raw);
     const whole = locate(doc, message, plan);
     if (whole === undefined) throw wsseFault("InvalidSecurity", "the ds:Signature is not where it was read");
-    checkSignatureValue(plan, whole.signedInfo);
+    signedInfo = checkSignatureValue(plan, whole.signedInfo, message.checkReplay);
     located = whole;
     roots = [[doc.documentElement as Element, 1]];
   }
@@ -309,11 +325,23 @@ export function verifySignature(
       );
     }
   });
-  return { certificate: plan.certificate, body, timestamp: stamped, headers };
+  return { signature: { certificate: plan.certificate, body, timestamp: stamped, headers }, signedInfo };
 }
 
-function checkSignatureValue(plan: SignaturePlan, signedInfo: Element): void {
+/**
+ * The SignatureValue verified over the canonical ds:SignedInfo, whose digest it returns, after
+ * `checkReplay` has seen that digest. A message is known by what its signature covers, not by the
+ * value: ECDSA has two for one text, (r, s) and (r, n − s).
+ * @see https://docs.oasis-open.org/wss-m/wss/v1.1.1/os/wss-SOAPMessageSecurity-v1.1.1-os.html (§13)
+ */
+function checkSignatureValue(
+  plan: SignaturePlan,
+  signedInfo: Element,
+  checkReplay: ((signedInfo: string) => void) | undefined,
+): string {
   const canon = canonical(signedInfo, prefixList(signedInfo));
+  const covered = createHash("sha256").update(canon).digest("base64");
+  checkReplay?.(covered);
   const { key } = plan;
   const ok =
     plan.method === ECDSA_SHA256
@@ -321,6 +349,7 @@ function checkSignatureValue(plan: SignaturePlan, signedInfo: Element): void {
         verify("sha256", Buffer.from(canon), { key, dsaEncoding: "ieee-p1363" }, plan.value)
       : verify("sha256", Buffer.from(canon), key, plan.value);
   if (!ok) throw wsseFault("FailedCheck", "the ds:SignatureValue does not verify");
+  return covered;
 }
 
 function prefixList(signedInfo: Element): string[] {
