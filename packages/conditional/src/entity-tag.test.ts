@@ -105,6 +105,63 @@ describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
     },
   );
 
+  const ACCEPTS = {
+    ERR_SVC_CONDITIONAL_CONTENT_TYPE:
+      'representationTag: contentType must be a string: the media type the representation is sent as ("application/json")',
+    ERR_SVC_CONDITIONAL_LANGUAGE:
+      'representationTag: language must be a string or undefined: the Content-Language of the representation ("en"), undefined for none',
+  };
+  it.each<[string, keyof typeof ACCEPTS, unknown[], string]>([
+    [
+      'undefined, undefined, "{}"',
+      "ERR_SVC_CONDITIONAL_CONTENT_TYPE",
+      [undefined, undefined, "{}"],
+      "undefined",
+    ],
+    ['null, undefined, "{}"', "ERR_SVC_CONDITIONAL_CONTENT_TYPE", [null, undefined, "{}"], "null"],
+    ['4, undefined, "{}"', "ERR_SVC_CONDITIONAL_CONTENT_TYPE", [4, undefined, "{}"], "4"],
+    [
+      '{ type }, undefined, "{}"',
+      "ERR_SVC_CONDITIONAL_CONTENT_TYPE",
+      [{ type: "text/plain" }, undefined, "{}"],
+      "an object",
+    ],
+    [
+      "undefined, undefined, undefined",
+      "ERR_SVC_CONDITIONAL_CONTENT_TYPE",
+      [undefined, undefined, undefined],
+      "undefined",
+    ],
+    [
+      '"application/json", null, "{}"',
+      "ERR_SVC_CONDITIONAL_LANGUAGE",
+      ["application/json", null, "{}"],
+      "null",
+    ],
+    ['"application/json", 4, "{}"', "ERR_SVC_CONDITIONAL_LANGUAGE", ["application/json", 4, "{}"], "4"],
+    [
+      '"application/json", { tag }, "{}"',
+      "ERR_SVC_CONDITIONAL_LANGUAGE",
+      ["application/json", { tag: "en" }, "{}"],
+      "an object",
+    ],
+    [
+      '"application/json", ["en"], "{}"',
+      "ERR_SVC_CONDITIONAL_LANGUAGE",
+      ["application/json", ["en"], "{}"],
+      '["en"]',
+    ],
+  ])("representationTag(%s) → TypeError %s naming what it got", (_call, code, args, got) => {
+    let thrown: unknown;
+    try {
+      (representationTag as (...args: unknown[]) => string)(...args);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(thrown).toMatchObject({ code, message: `${ACCEPTS[code]}, got ${got}` });
+  });
+
   it("representationTag of a DataView is the tag of the bytes it views", () => {
     const bytes = Buffer.from('{"a":1}');
     expect(jsonTag(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never)).toBe(

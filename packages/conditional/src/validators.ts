@@ -91,7 +91,9 @@ export function labelCacheSize(): number {
  *
  * Anything but a string or bytes as `body` (a number, `undefined`, an object to serialise first)
  * is refused with a `TypeError` of code `ERR_SVC_CONDITIONAL_BODY`: a tag is computed from the
- * exact bytes sent (RFC 9110 §8.8.3), and there are none to hash.
+ * exact bytes sent (RFC 9110 §8.8.3), and there are none to hash. A `contentType` that is not a
+ * string is refused with `ERR_SVC_CONDITIONAL_CONTENT_TYPE`, a `language` neither a string nor
+ * `undefined` with `ERR_SVC_CONDITIONAL_LANGUAGE`: the label is part of what the tag identifies.
  *
  * @example representationTag("application/json", undefined, Buffer.from('{"id":42}'))
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
@@ -101,6 +103,24 @@ export function representationTag(
   language: string | undefined,
   body: string | Uint8Array,
 ): string {
+  // @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3 — the tag is unique per
+  //   representation, so what labels it is checked as strictly as its bytes.
+  if (typeof contentType !== "string")
+    throw refusedOption(
+      "conditional",
+      "contentType",
+      contentType,
+      'a string: the media type the representation is sent as ("application/json")',
+      "representationTag: contentType",
+    );
+  if (language !== undefined && typeof language !== "string")
+    throw refusedOption(
+      "conditional",
+      "language",
+      language,
+      'a string or undefined: the Content-Language of the representation ("en"), undefined for none',
+      "representationTag: language",
+    );
   if (typeof body !== "string" && !ArrayBuffer.isView(body))
     throw refusedOption(
       "conditional",
