@@ -243,20 +243,13 @@ export interface SignedMessage {
   blocks: readonly XmlElement[];
   mustSign: (index: number) => boolean;
   maxDepth: number;
-  /**
-   * Asked with {@link VerifiedSignature.signedInfo} before the SignatureValue is verified; throws
-   * to refuse a message already accepted (a replay), which then costs no signature check.
-   */
+  /** Given {@link VerifiedSignature.signedInfo} before the value is verified; throws on a replay. */
   checkReplay: ((signedInfo: string) => void) | undefined;
 }
 
-/** What steps 2 and 3 established. */
+/** What steps 2 and 3 established, and the SHA-256 (base64) of the canonical ds:SignedInfo. */
 export interface VerifiedSignature {
   signature: WsSignature;
-  /**
-   * The SHA-256 (base64) of the canonical ds:SignedInfo: what the signature covers, the digest
-   * of every reference included, so one message whatever SignatureValue it carries.
-   */
   signedInfo: string;
 }
 
@@ -275,7 +268,7 @@ export function verifySignature(
   let roots: [Element, number][];
   let signedInfo: string;
   if (cut !== undefined && head !== undefined) {
-    signedInfo = checkSignatureValue(plan, head.signedInfo, message.checkReplay);
+    signedInfo = checkSignatureValue(plan, head.signedInfo, message);
     const rest = parse(cut.rest).documentElement as Element;
     const parts = children(rest);
     const { header, body } = envelopeParts(parts, message.envelopeNs);
@@ -287,7 +280,7 @@ export function verifySignature(
     const doc = parse(message.raw);
     const whole = locate(doc, message, plan);
     if (whole === undefined) throw wsseFault("InvalidSecurity", "the ds:Signature is not where it was read");
-    signedInfo = checkSignatureValue(plan, whole.signedInfo, message.checkReplay);
+    signedInfo = checkSignatureValue(plan, whole.signedInfo, message);
     located = whole;
     roots = [[doc.documentElement as Element, 1]];
   }
@@ -329,19 +322,15 @@ export function verifySignature(
 }
 
 /**
- * The SignatureValue verified over the canonical ds:SignedInfo, whose digest it returns, after
- * `checkReplay` has seen that digest. A message is known by what its signature covers, not by the
- * value: ECDSA has two for one text, (r, s) and (r, n − s).
+ * The SignatureValue verified over the canonical ds:SignedInfo, whose digest it returns once
+ * `checkReplay` has seen it: a message is known by what its signature covers, not by the value,
+ * of which ECDSA has two for one text, (r, s) and (r, n − s).
  * @see https://docs.oasis-open.org/wss-m/wss/v1.1.1/os/wss-SOAPMessageSecurity-v1.1.1-os.html (§13)
  */
-function checkSignatureValue(
-  plan: SignaturePlan,
-  signedInfo: Element,
-  checkReplay: ((signedInfo: string) => void) | undefined,
-): string {
+function checkSignatureValue(plan: SignaturePlan, signedInfo: Element, message: SignedMessage): string {
   const canon = canonical(signedInfo, prefixList(signedInfo));
   const covered = createHash("sha256").update(canon).digest("base64");
-  checkReplay?.(covered);
+  message.checkReplay?.(covered);
   const { key } = plan;
   const ok =
     plan.method === ECDSA_SHA256
