@@ -18,6 +18,9 @@ const V2 = "application/vnd.svc.v2+json";
 /** Content of 2 bytes: the request has content (RFC 9112 §6.3), so its Content-Type is read. */
 const content = { "content-length": "2" };
 const huge = "99999999999999999999";
+/** A path prefix as long as Node's header limit lets a request line be; its message quotes 32. */
+const flood = "9".repeat(8000);
+const quoted = `${"9".repeat(32)}…`;
 
 /** What a decision must hold: a version decided, or a refusal with its status (and message). */
 type Expected =
@@ -272,6 +275,47 @@ describe("versions(): the decision, a table over header strings", () => {
     ],
   ])("%s %s %j → %j", (method, target, headers, expected) => {
     check(step.resolve(request(headers, method), target), expected);
+  });
+
+  it.each<[string, string, IncomingHttpHeaders, Expected]>([
+    [
+      "/v<8,000 digits>/employees → 404 quoting 32 of them",
+      `/v${flood}/employees`,
+      {},
+      {
+        status: 404,
+        message: `API version ${quoted} (path /v${"9".repeat(30)}…) is not supported; supported versions: 1, 2`,
+      },
+    ],
+    [
+      "/v<8,000 digits>/employees, API-Version: 1 → 400 quoting 32 of them",
+      `/v${flood}/employees`,
+      { "api-version": "1" },
+      {
+        status: 400,
+        message: `The request names API version ${quoted} (path /v${"9".repeat(30)}…) and 1 (header API-Version)`,
+      },
+    ],
+    [
+      "Accept: application/vnd.svc.v<8,000 digits>+json → 406 quoting 32 characters of the type",
+      "/employees",
+      { accept: `application/vnd.svc.v${flood}+json` },
+      {
+        status: 406,
+        message: `Media type application/vnd.svc.v${"9".repeat(11)}… (no API version) is not supported; supported versions: 1, 2`,
+      },
+    ],
+    [
+      "Content-Type: application/vnd.svc.v<8,000 digits>+json → 415 quoting 32 characters of the type",
+      "/employees",
+      { ...content, "content-type": `application/vnd.svc.v${flood}+json` },
+      {
+        status: 415,
+        message: `Content-Type application/vnd.svc.v${"9".repeat(11)}… (no API version) is not supported; supported versions: 1, 2`,
+      },
+    ],
+  ])("%s", (_, target, headers, expected) => {
+    check(step.resolve(request(headers), target), expected);
   });
 
   it.each(["abc", "1.5", "-1", "v2", "", "1, 2", ",", " , ,", "1,,2", "2, x", "01", "002"])(

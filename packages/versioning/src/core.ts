@@ -47,14 +47,27 @@ const WHERE = {
   "media-type": "media type",
 } as const;
 
-function described(named: Named): string {
-  const where = named.where ?? WHERE[named.source];
-  return named.label === "" ? where : `${where} ${named.label}`;
+/**
+ * The most characters of a client's spelling (a version, a `/v<N>` prefix, a media type) that a
+ * message quotes: a refusal's message is logged and echoed, and a path prefix of 8,000 digits
+ * would otherwise make each line 16 KB.
+ * @see https://owasp.org/API-Security/editions/2023/en/0xa4-unrestricted-resource-consumption/
+ */
+const QUOTED = 32;
+
+/** `text` as a message quotes it: at most {@link QUOTED} characters, then `…`. */
+function excerpt(text: string): string {
+  return text.length <= QUOTED ? text : `${text.slice(0, QUOTED)}…`;
 }
 
-/** The version as the request wrote it. */
+function described(named: Named): string {
+  const where = named.where ?? WHERE[named.source];
+  return named.label === "" ? where : `${where} ${excerpt(named.label)}`;
+}
+
+/** The version as the request wrote it, as a message quotes it. */
 function spelled(named: Named): string {
-  return String(named.version);
+  return excerpt(String(named.version));
 }
 
 /** The `vary` of a resolution under construction: each entry point sets its own (see `varyOf`). */
@@ -236,7 +249,7 @@ function readContentType(
   if (found.version !== undefined) {
     named.push({ version: found.version, source: "media-type", label: found.mediaType, where: CONTENT_TYPE });
   } else if (!neutral()) {
-    throw unsupported(config, 415, `Content-Type ${found.mediaType} (no API version)`);
+    throw unsupported(config, 415, `Content-Type ${excerpt(found.mediaType)} (no API version)`);
   }
 }
 
@@ -289,7 +302,7 @@ function readMediaType(
   } else if (!neutral()) {
     // A JSON/XML type in our tree that names no version (`vnd.svc.vx+json`) cannot be served:
     // a response labelled with it would claim a version it is not (RFC 9110 §12.5.1, §15.5.7).
-    const what = `Media type ${chosen.mediaType} (no API version)`;
+    const what = `Media type ${excerpt(chosen.mediaType)} (no API version)`;
     throw unsupported(config, config.mediaType.unknownVersionStatus, what);
   }
   return undefined;
@@ -359,7 +372,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
   const content = named.find((n) => n.where === CONTENT_TYPE);
   if (content) {
     const refusal = unsupported(config, 415, `API version ${spelled(content)} (${described(content)})`);
-    refusals.set(refusal, { decision: "unsupported", requested: spelled(content), strategy: "media-type" });
+    refusals.set(refusal, { decision: "unsupported", strategy: "media-type" });
     return refusal;
   }
   // The strategy that says most of what the client wants decides the status: the media type
@@ -368,11 +381,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
     REPORTING.map((source) => named.find((n) => n.source === source)).find((n) => n !== undefined) ?? first;
   const status = unknownStatus(config, reported.source);
   const refusal = unsupported(config, status, `API version ${spelled(reported)} (${described(reported)})`);
-  refusals.set(refusal, {
-    decision: "unsupported",
-    requested: spelled(reported),
-    strategy: STRATEGY[reported.source],
-  });
+  refusals.set(refusal, { decision: "unsupported", strategy: STRATEGY[reported.source] });
   return refusal;
 }
 
@@ -385,7 +394,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
  * what the client can take, and here that is nothing this version has.
  */
 function notAcceptable(config: VersioningConfig, named: Named, accepted: VendorMediaType): HttpError {
-  const message = `Accept takes no representation of API version ${spelled(named)} (${described(named)}); it names ${accepted.mediaType}`;
+  const message = `Accept takes no representation of API version ${spelled(named)} (${described(named)}); it names ${excerpt(accepted.mediaType)}`;
   return HttpError.notAcceptable(message, { code: "not_acceptable", headers: config.supported });
 }
 

@@ -6,7 +6,10 @@ export type VersioningStrategy = "path" | "query" | "header" | "custom" | "media
 /**
  * What `svc:versioning` says of one request: the version it got (`chosen`), or its refusal: a
  * version the API does not have (`unsupported`), a version field that holds no version
- * (`malformed`), two strategies naming different versions (`conflicting`).
+ * (`malformed`), two strategies naming different versions (`conflicting`). Every member takes its
+ * value from a set the configuration bounds: a refusal never carries what the client wrote.
+ *
+ * @see https://opentelemetry.io/docs/specs/otel/metrics/sdk/#cardinality-limits a subscriber labels metrics with these members
  */
 export type VersioningDiagnostic =
   | {
@@ -29,9 +32,8 @@ export type VersioningDiagnostic =
   | {
       /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
       readonly request: object | undefined;
+      /** A version the API does not have; which one is the client's to choose, so not said. */
       readonly decision: "unsupported";
-      /** The version the request named, as it wrote it (`"9"`). */
-      readonly requested: string;
       /** The strategy that named it (the one whose status answered). */
       readonly strategy: VersioningStrategy;
     }

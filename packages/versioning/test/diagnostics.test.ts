@@ -66,13 +66,13 @@ const rows: Row[] = [
     name: "GET /v9/employees/7 → 404, version 9 unsupported",
     request: { path: "/v9/employees/7" },
     status: 404,
-    message: { decision: "unsupported", requested: "9", strategy: "path" },
+    message: { decision: "unsupported", strategy: "path" },
   },
   {
     name: "API-Version: 9 → 400, version 9 unsupported",
     request: { path: "/employees/7", headers: { "API-Version": "9" } },
     status: 400,
-    message: { decision: "unsupported", requested: "9", strategy: "header" },
+    message: { decision: "unsupported", strategy: "header" },
   },
 ];
 

@@ -168,13 +168,13 @@ const messages: DRow[] = [
     name: "?api-version=9 → unsupported by query",
     request: { path: "/employees/7?api-version=9" },
     status: 400,
-    message: { decision: "unsupported", requested: "9", strategy: "query" },
+    message: { decision: "unsupported", strategy: "query" },
   },
   {
     name: "X-Tenant: future → unsupported by custom",
     request: { path: "/employees/7", headers: { "X-Tenant": "future" } },
     status: 400,
-    message: { decision: "unsupported", requested: "9", strategy: "custom" },
+    message: { decision: "unsupported", strategy: "custom" },
   },
   {
     name: "?api-version=x → malformed by query",

@@ -320,7 +320,7 @@ diagnosticsTable("svc:versioning", (seen) => employeeMounts(express, pipelineOf(
     name: "/v2026-02-30/... → unsupported 2026-02-30 by path",
     request: { path: "/v2026-02-30/employees/7" },
     status: 404,
-    message: { decision: "unsupported", requested: "2026-02-30", strategy: "path" },
+    message: { decision: "unsupported", strategy: "path" },
   },
   {
     name: "Accept vnd.svc.v2024-06-01+json → chosen by media-type",
