@@ -1,13 +1,61 @@
+import { digest } from "./digest.js";
 import type { TrustHop } from "./forwarded.js";
 import type { Passage, RequestView } from "./gate.js";
 import { HttpError } from "./http-error.js";
 import type { FactsEntry } from "./request-facts.js";
 import type { VersionDecision } from "./steps.js";
 
-/** Who made a request, as the packages after authentication need it: a stable identifier. */
+/**
+ * Who made a request, as the packages after authentication need it: a stable identifier, and the
+ * issuer that vouches for it when there is one. Compare principals, and key anything by one, with
+ * {@link principalKey}: two issuers' `alice` are two users.
+ */
 export interface Principal {
-  /** The subject (a JWT `sub`, a user name): stable, and unique among the application's callers. */
+  /**
+   * The subject (a JWT `sub`, a user name): stable, and unique among the callers of its
+   * {@link Principal.issuer} (of the application, without one).
+   */
   readonly id: string;
+  /**
+   * Who vouches for `id`: a verified token's `iss`; `undefined` for an identity the application
+   * keeps itself (Basic, SOAP credentials, its own sessions).
+   * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability `iss` and `sub` together identify a user.
+   */
+  readonly issuer?: string | undefined;
+}
+
+/** The longest subject a key carries as written; a longer one is carried as its digest. */
+const KEY_ID_MAX = 128;
+/** The longest issuer (percent-encoded) a key carries as written; a longer one is carried as its digest. */
+const KEY_ISSUER_MAX = 256;
+
+/**
+ * The one key of a principal, for everything kept per principal (the limiter's default key, the
+ * `Idempotency-Key` scope, an application's owner column) and for comparing two principals: two
+ * principals have the same key exactly when they have the same issuer and the same id.
+ *
+ * - without an issuer, the id as it is (`alice`), so an application's own users keep the key
+ *   they always had; an id that starts with `@` or `#` gets one `@` more in front;
+ * - with an issuer, `@` and the issuer percent-encoded, a space, then the id
+ *   (`@https%3A%2F%2Fa.example%2F alice`): the issuer's encoding has no space and no `@`, so no
+ *   issuer's subject meets another's, nor an application's own user;
+ * - an id longer than 128 characters, or one that starts with `#`, is carried as `#` and the
+ *   base64url SHA-256 of the id, and an issuer longer than 256 once encoded as `$` and its
+ *   digest (`$` is one of the characters the encoding never leaves), so a key stays short
+ *   whatever a token's issuer put in `sub` or `iss`.
+ *
+ * @example principalKey({ id: "alice", issuer: "https://a.example/" }) // "@https%3A%2F%2Fa.example%2F alice"
+ * @example if (principalKey(order.owner) !== principalKey(principal)) throw HttpError.forbidden();
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability `sub` is unique only within its issuer.
+ */
+export function principalKey(principal: Principal): string {
+  const id = principal.id;
+  const issuer = principal.issuer;
+  const bounded = id.length > KEY_ID_MAX || id.startsWith("#") ? `#${digest("sha256", id, "base64url")}` : id;
+  if (issuer === undefined) return id.startsWith("@") || bounded !== id ? `@${bounded}` : id;
+  const encoded = encodeURIComponent(issuer);
+  const space = encoded.length > KEY_ISSUER_MAX ? `$${digest("sha256", issuer, "base64url")}` : encoded;
+  return `@${space} ${bounded}`;
 }
 
 /**

@@ -25,6 +25,7 @@ export {
   type ParsedBody,
   type Principal,
   principalFor,
+  principalKey,
   type RateLimitState,
   type RoutingRules,
   recordAuthentication,
