@@ -1022,7 +1022,7 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
   const payload = await verifyJws(config, token, nowMs);
   let principal: Principal;
   try {
-    principal = toPrincipal(config.mapPrincipal(payload), "bearer");
+    principal = toPrincipal(config.mapPrincipal(payload), "bearer", issuerOf(payload));
   } catch (cause) {
     throw new InvalidTokenError("ERR_NO_PRINCIPAL", { cause });
   }
@@ -1036,6 +1036,14 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
     cache.set(cacheKey, clonePrincipal(principal), cachedUntil(config, payload.exp, payload.iat, nowMs));
   }
   return principal;
+}
+
+/**
+ * The verified token's `iss`, which the principal carries: `sub` is unique only within its issuer.
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability
+ */
+function issuerOf(payload: JWTPayload): string | undefined {
+  return typeof payload.iss === "string" ? payload.iss : undefined;
 }
 
 /** The signature and claims checked by jose; any refusal an {@link InvalidTokenError}. */
@@ -1174,6 +1182,7 @@ function clonePrincipal(p: Principal): Principal {
   const { roles, scopes } = p;
   return {
     id: p.id,
+    issuer: p.issuer,
     roles: roles.length === 0 ? [] : roles.slice(),
     scopes: scopes.length === 0 ? [] : scopes.slice(),
     scheme: p.scheme,

@@ -12,6 +12,14 @@ import type { Principal as KernelPrincipal } from "@svc/kernel";
 export interface Principal extends KernelPrincipal {
   /** The subject: the JWT `sub`, or the user name Basic or SOAP credentials were checked for. */
   id: string;
+  /**
+   * Who vouches for `id`: the verified token's `iss` (Bearer, DPoP); `undefined` for Basic and SOAP
+   * credentials, which the application's own `verify` checked. Two issuers' `alice` are two
+   * users: compare principals, and key what you keep per principal, with `principalKey` of
+   * `@svc/kernel`, which qualifies the id by its issuer.
+   * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability `iss` and `sub` together identify a user.
+   */
+  issuer?: string | undefined;
   /** Roles, for `requireRoles`. */
   roles: string[];
   /** OAuth 2.0 scopes, for `requireScopes` (RFC 6749 §3.3). */
@@ -48,12 +56,17 @@ declare global {
 }
 
 /** Freezes nothing, copies everything: a principal handed out never aliases caller arrays. */
-export function toPrincipal(init: PrincipalInit, scheme: Principal["scheme"]): Principal {
+export function toPrincipal(
+  init: PrincipalInit,
+  scheme: Principal["scheme"],
+  issuer?: string | undefined,
+): Principal {
   if (typeof init !== "object" || init === null || typeof init.id !== "string" || init.id === "") {
     throw new TypeError("A principal needs a non-empty string id");
   }
   return {
     id: init.id,
+    issuer,
     roles: stringList(init.roles, "roles"),
     scopes: stringList(init.scopes, "scopes"),
     scheme,

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { sha1 } from "@noble/hashes/legacy";
 import { WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
-import { exchangeOf } from "@svc/kernel";
+import { exchangeOf, principalKey } from "@svc/kernel";
 import {
   attemptOf,
   type BasicOutcome,
@@ -530,7 +530,7 @@ async function headerPrincipal(
     request ? config.verifier.clientAddress(request) : undefined,
   );
   // Two different users in one request: whose request it is would be a guess.
-  if (fromHttp && fromHttp.id !== principal.id) {
+  if (fromHttp && principalKey(fromHttp) !== principalKey(principal)) {
     throw new SoapAuthError("InvalidSecurity", "the SOAP header and the Authorization header differ", {
       message: "The SOAP header and the Authorization header name different users",
     });

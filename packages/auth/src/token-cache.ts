@@ -20,7 +20,7 @@ const ENTRY_BYTES = 192;
  * strings counted each time.
  */
 export function principalBytes(principal: Principal): number {
-  let bytes = 96 + 2 * principal.id.length;
+  let bytes = 96 + 2 * principal.id.length + 2 * (principal.issuer?.length ?? 0);
   for (const role of principal.roles) bytes += 32 + 2 * role.length;
   for (const scope of principal.scopes) bytes += 32 + 2 * scope.length;
   return bytes;

@@ -47,7 +47,13 @@ describe("createTokenIssuer", () => {
       headers: { authorization: `Bearer ${response.access_token}` },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ id: "alice", scopes: ["a", "b"], roles: ["r"], scheme: "bearer" });
+    expect(await res.json()).toEqual({
+      id: "alice",
+      issuer: "https://issuer.test/",
+      scopes: ["a", "b"],
+      roles: ["r"],
+      scheme: "bearer",
+    });
   });
 
   // RFC 6749 §5.1: expires_in is "the lifetime in seconds of the access token". An exp given in

@@ -136,7 +136,7 @@ const rows: Row[] = [
     name: "a valid JWT → 200, the principal seen by the route",
     request: { path: "/me", headers: { Authorization: `Bearer ${reader}` } },
     status: 200,
-    body: { id: "ada", roles: [], scopes: ["employees:read"], scheme: "bearer" },
+    body: { id: "ada", issuer, roles: [], scopes: ["employees:read"], scheme: "bearer" },
   },
   {
     name: "an expired JWT → 401 invalid_token",

@@ -35,7 +35,13 @@ describe("README: the core from plain node:http", () => {
   it("a valid Bearer token → 200 with its principal", async () => {
     const res = await get(`Bearer ${await token("https://issuer.example/")}`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ id: "grace", roles: [], scopes: ["read", "write"], scheme: "bearer" });
+    expect(await res.json()).toEqual({
+      id: "grace",
+      issuer: "https://issuer.example/",
+      roles: [],
+      scopes: ["read", "write"],
+      scheme: "bearer",
+    });
   });
   it("a token of another issuer → 401 with both challenges", async () => {
     const res = await get(`bearer ${await token("https://elsewhere.example/")}`);
