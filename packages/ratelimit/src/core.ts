@@ -5,6 +5,7 @@ import {
   exchangeOf,
   ipBucket,
   principalFor,
+  principalKey,
   type RequestView,
   type TrustHop,
 } from "@svc/kernel";
@@ -606,14 +607,15 @@ const KEY_FIX =
   'mount the limiter after authenticate() of @svc/auth (or record the principal with recordAuthentication of @svc/kernel), or give key: "client" to count every request by its client address';
 
 /**
- * `u:<principal id>` (the principal `@svc/auth` recorded for the request, on every framework; none
+ * `u:<principal key>` (`principalKey` of `@svc/kernel`: the principal `@svc/auth` recorded for the
+ * request, on every framework, qualified by its issuer, so two issuers' `alice` count apart; none
  * with `key: "client"`), else `ip:<bucket of the client address>` (warning once about Express's `trust proxy`), else,
  * for an address that is not one, the peer's bucket ({@link peerKey}).
  */
 function defaultKey(config: Config, state: State, asked: Asked): string | undefined {
   if (!config.byClient) {
-    const id = principalFor(asked.native, "rate limit", KEY_FIX)?.id;
-    if (typeof id === "string" && id !== "") return `u:${id}`;
+    const principal = principalFor(asked.native, "rate limit", KEY_FIX);
+    if (typeof principal?.id === "string" && principal.id !== "") return `u:${principalKey(principal)}`;
   }
   if (!state.proxyWarned) {
     const mistake = proxyMistake(asked);
