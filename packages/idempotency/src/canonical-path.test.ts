@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalPath, targetPath } from "./canonical-path.js";
+import { canonicalPath, routedPath, targetPath } from "./canonical-path.js";
 
 const loose = { caseSensitive: false, strict: false };
 
@@ -49,5 +49,20 @@ describe("targetPath", () => {
     ["*", "*"],
   ])("%s → %s", (input, expected) => {
     expect(targetPath(input)).toBe(expected);
+  });
+});
+
+describe("routedPath", () => {
+  it.each([
+    ["/v1/transfers", { target: "/transfers", prefix: "/v1" }, "/transfers"],
+    ["/v1/transfers", { target: "/transfers?x=1", prefix: "/v1" }, "/transfers"],
+    ["/api/v2/transfers", { target: "/transfers", prefix: "/v2" }, "/api/transfers"],
+    ["/v1", { target: "/", prefix: "/v1" }, "/"],
+    ["/v1/", { target: "/", prefix: "/v1" }, "/"],
+    ["/transfers", { target: "/transfers", prefix: "" }, "/transfers"],
+    ["/transfers", undefined, "/transfers"],
+    ["http://api.example/v1/transfers", { target: "/transfers", prefix: "/v1" }, "/transfers"],
+  ] as const)("%s with %j → %s", (path, version, routed) => {
+    expect(routedPath(targetPath(path), version)).toBe(routed);
   });
 });

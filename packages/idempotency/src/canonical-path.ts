@@ -9,6 +9,14 @@ export interface RoutingRules {
   strict: boolean;
 }
 
+/** What {@link routedPath} reads of the pipeline's versioning decision (`@svc/kernel`'s `VersionDecision`). */
+export interface VersionPrefix {
+  /** The request-target the router was given, the prefix removed. */
+  readonly target: string;
+  /** The `/v<N>` prefix removed, as sent, or `""`. */
+  readonly prefix: string;
+}
+
 /** RFC 3986 §3.3 `pchar` minus `%`: the characters a path segment may carry unencoded. */
 const PCHAR = /^[A-Za-z0-9\-._~!$&'()*+,;=:@]$/;
 const PERCENT = /%([0-9A-Fa-f]{2})/g;
@@ -56,4 +64,24 @@ export function canonicalPath(path: string, rules: RoutingRules): string {
   if (!rules.caseSensitive) out = out.toLowerCase();
   if (!rules.strict && out.length > 1 && out.endsWith("/")) out = out.slice(0, -1);
   return out;
+}
+
+/**
+ * The path as routed: `path` (the target's path as sent) without the `/v<N>` prefix the pipeline's
+ * versioning step removed before routing, so `/v1/transfers` and `/transfers` (version 1 by
+ * default) are one route, as the router ran them. The prefix is removed where it stands, before
+ * the path the router was given (`/api/v1/transfers` → `/api/transfers` under a mount); a path
+ * that does not end so is the router's own target.
+ *
+ * @example routedPath("/v1/transfers", { target: "/transfers", prefix: "/v1" }) // "/transfers"
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2 a key is unique to one resource's operation
+ */
+export function routedPath(path: string, version: VersionPrefix | undefined): string {
+  if (version === undefined || version.prefix === "") return path;
+  const rest = targetPath(version.target);
+  const tail = version.prefix + rest;
+  if (path.endsWith(tail)) return path.slice(0, path.length - tail.length) + rest;
+  if (rest === "/" && path.endsWith(version.prefix))
+    return `${path.slice(0, path.length - version.prefix.length)}/`;
+  return rest;
 }

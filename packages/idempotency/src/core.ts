@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { fallbackLogger, HttpError } from "@svc/errors";
-import { exchangeOf } from "@svc/kernel";
-import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
+import { exchangeIfAny, exchangeOf, type VersionDecision } from "@svc/kernel";
+import { canonicalPath, type RoutingRules, routedPath, targetPath } from "./canonical-path.js";
 import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,
@@ -258,8 +258,10 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     if (!config.methods.has(method)) return PASS;
     const parsed = parseIdempotencyKey(attempt.headers["idempotency-key"]);
     const rules = attempt.routing ?? config.rules;
-    // The path as the router matches it: every spelling that reaches one handler is one key.
-    const path = canonicalPath(targetPath(attempt.target), rules);
+    const version = versionOf(attempt.request);
+    // The path as the router matches it, without the version prefix the pipeline removed: every
+    // spelling that reaches one handler is one key, and `required` sees the route as routed.
+    const path = canonicalPath(routedPath(targetPath(attempt.target), version), rules);
     if (parsed.kind === "absent") {
       const required = config.isRequired(path, rules, attempt.request);
       if (required !== true && (required === false || !(await required))) return PASS;
@@ -289,7 +291,8 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
       );
     }
     // The canonical path and the query as sent: another spelling of the same request replays.
-    const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
+    // The version chosen is part of the request: the same key for another version is a 422.
+    const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules) + versionMark(version);
     const fingerprint = config.fingerprint.of({
       method,
       target: url,
@@ -620,6 +623,20 @@ function caseOfParams(params: Readonly<Record<string, unknown>> | undefined, rul
   if (!values.some((v) => String(v) !== String(v).toLowerCase())) return "";
   // `#` never appears in the path and query (the fragment is not part of the target).
   return `#${canonicalJson({ ...params })}`;
+}
+
+/** The versioning decision the pipeline recorded for the request, if it versions requests. */
+function versionOf(request: unknown): VersionDecision | undefined {
+  return typeof request === "object" && request !== null ? exchangeIfAny(request)?.version : undefined;
+}
+
+/**
+ * The version a request was served as, for the fingerprint: ` v2` (a space never appears in a
+ * request-target, RFC 9112 §3.2), `""` without one, so the fingerprints of an API that does not
+ * version its requests are the ones stored before.
+ */
+function versionMark(version: VersionDecision | undefined): string {
+  return version?.version === undefined ? "" : ` v${String(version.version)}`;
 }
 
 /** The query of a target as sent (`?a=1`), without a fragment; `""` for none. */
