@@ -21,6 +21,7 @@ import {
   LIMIT,
   ME_METHODS,
   ORDER_METHODS,
+  PRINCIPAL_LIMIT,
   READ_SCOPE,
   SOAP_PATH,
   TRUST,
@@ -28,7 +29,10 @@ import {
 import { soapOptions } from "./soap.js";
 import { ERRORS } from "./soap-service.js";
 
-type Req = express.Request & { principal?: { id: string } | undefined; apiVersion?: ApiVersion | undefined };
+type Req = express.Request & {
+  principal?: { id: string; issuer?: string | undefined } | undefined;
+  apiVersion?: ApiVersion | undefined;
+};
 
 /**
  * The composition on Express (`express` is Express 5's or Express 4's module): gates in front as
@@ -81,8 +85,9 @@ export function expressApp(framework: typeof express): RequestListener {
   app
     .route("/me")
     .get(
+      rateLimit(PRINCIPAL_LIMIT),
       requireScopes(READ_SCOPE),
-      svc.handle((req: Req) => service.me(req.principal?.id)),
+      svc.handle((req: Req) => service.me(req.principal)),
     )
     .all(allowedMethods(ME_METHODS));
   app.use(notFound());

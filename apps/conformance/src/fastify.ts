@@ -4,7 +4,7 @@ import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { crossOrigin, parseBody } from "@svc/negotiate/fastify";
-import { rateLimit } from "@svc/ratelimit/fastify";
+import { rateLimit, rateLimitHook } from "@svc/ratelimit/fastify";
 import { soap } from "@svc/soap-envelope/fastify";
 import { versionedPath } from "@svc/versioning/fastify";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
@@ -15,6 +15,7 @@ import {
   createService,
   HOSTS,
   LIMIT,
+  PRINCIPAL_LIMIT,
   READ_SCOPE,
   SOAP_PATH,
   TRUST,
@@ -79,8 +80,8 @@ export async function fastifyApp(): Promise<FastifyInstance> {
   );
   app.get(
     "/me",
-    { onRequest: requireScopes(READ_SCOPE) },
-    svc.handle((request) => service.me(request.auth?.principal?.id)),
+    { onRequest: [rateLimitHook(PRINCIPAL_LIMIT), requireScopes(READ_SCOPE)] },
+    svc.handle((request) => service.me(request.auth?.principal)),
   );
   return app;
 }

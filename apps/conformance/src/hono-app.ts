@@ -19,6 +19,7 @@ import {
   LIMIT,
   ME_METHODS,
   ORDER_METHODS,
+  PRINCIPAL_LIMIT,
   READ_SCOPE,
   SOAP_PATH,
   TRUST,
@@ -95,7 +96,9 @@ export function honoComposition(
     return svc.respond(c.req.raw, () => service.order(body, by(c)), { route, body });
   });
   app.all("/orders", allowedMethods(ORDER_METHODS));
-  app.get("/me", requireScopes(READ_SCOPE), (c) => svc.respond(c.req.raw, () => service.me(by(c))));
+  app.get("/me", rateLimit({ ...PRINCIPAL_LIMIT, trustProxy: TRUST }), requireScopes(READ_SCOPE), (c) =>
+    svc.respond(c.req.raw, () => service.me(c.get("auth")?.principal)),
+  );
   app.all("/me", allowedMethods(ME_METHODS));
   // With the endpoint, a refusal in front of it (429, 401) is a fault there (`soapFaults`).
   const errors = endpoint === undefined ? { wwwAuthenticate: ERRORS.wwwAuthenticate } : ERRORS;

@@ -21,6 +21,7 @@ import {
   LIMIT,
   ME_METHODS,
   ORDER_METHODS,
+  PRINCIPAL_LIMIT,
   READ_SCOPE,
   SOAP_PATH,
   TRUST,
@@ -40,6 +41,7 @@ export function nodeApp(): RequestListener {
   const keys = { idempotency: idempotency(service.idempotencyOptions) };
   const cors = crossOrigin(CORS);
   const limit = rateLimit({ ...LIMIT, trustProxy: TRUST });
+  const limitPrincipal = rateLimit({ ...PRINCIPAL_LIMIT, trustProxy: TRUST });
   const checkHost = allowedHosts(HOSTS, { trustProxy });
   const auth = authenticate(authOptions());
   const canRead = requireScopes(READ_SCOPE);
@@ -102,8 +104,9 @@ export function nodeApp(): RequestListener {
     }
     if (path === "/me") {
       if (req.method !== "GET" && req.method !== "HEAD") return allowed(req, res, ME_METHODS);
+      await limitPrincipal(req, res);
       await canRead(context, req);
-      return svc.respond(req, res, () => service.me(by));
+      return svc.respond(req, res, () => service.me(context.principal));
     }
     throw notFoundError(req);
   };

@@ -48,9 +48,9 @@ export const ORDER_METHODS = ["POST"];
 export const ME_METHODS = ["GET", "HEAD"];
 
 /**
- * The public key Bearer tokens are verified with (ES256, as a JWK): `bearer.key`, the form that
- * must work where Node.js's `KeyObject` does not (workerd). Its private half signs the table's
- * tokens (`test/rows.ts`); a key pair for these tests alone.
+ * The public key tenant A's Bearer tokens are verified with (ES256, as a JWK): an issuer's `key`,
+ * the form that must work where Node.js's `KeyObject` does not (workerd). Its private half signs
+ * the table's tokens (`test/rows.ts`); a key pair for these tests alone.
  */
 export const PUBLIC_JWK = {
   kty: "EC",
@@ -58,6 +58,21 @@ export const PUBLIC_JWK = {
   x: "9NuQ50NT7aSfRRkE-_drQ1MoA_Z3pd6IstGi3ImBo80",
   y: "anWn2vTsuQxhTBrOu8xXXdoza2MKZhvw05ImeVmJHog",
 };
+
+/** Tenant B's key: another authorization server, which mints its own `sub` values. */
+export const PUBLIC_JWK_B = {
+  kty: "EC",
+  crv: "P-256",
+  x: "nhpX9y875T9YsxwGLg3DPd6iExW_b4GzbsugU_OCPv8",
+  y: "RFseWRp8KhkvSijnhdf4uC590NRCpQ42xGIxTvd3oIU",
+};
+
+/** The two issuers the API trusts (`bearer.issuers`): two tenants, each with its own users. */
+export const ISSUER_A = "https://a.auth.example/";
+export const ISSUER_B = "https://b.auth.example/";
+
+/** Requests per principal and minute on `GET /me`, after authentication (the limiter's default key). */
+export const PRINCIPAL_LIMIT = { limit: 2, windowMs: 60_000, policyName: "principal" } as const;
 
 const passwords = createPasswordHasher({ logN: 4, r: 1 });
 // Hashed on first use: a hash draws a random salt, which a Worker may not do at global scope.
@@ -74,7 +89,13 @@ export function authOptions(): AuthenticateOptions {
     realm: "api",
     // Anonymous requests go on (to the routes' guards); credentials sent are checked.
     optional: true,
-    bearer: { key: PUBLIC_JWK, algorithms: ["ES256"] },
+    bearer: {
+      algorithms: ["ES256"],
+      issuers: [
+        { issuer: ISSUER_A, key: PUBLIC_JWK },
+        { issuer: ISSUER_B, key: PUBLIC_JWK_B },
+      ],
+    },
     basic: {
       verify: async (user, password) => {
         const found = (await users()).get(user);
@@ -125,7 +146,8 @@ export function createService() {
 
   return {
     pipeline,
-    idempotencyOptions: { store: new MemoryStore(), required: true, waitMs: 0 },
+    // Required on the route as routed: `/v1/orders` is `/orders`.
+    idempotencyOptions: { store: new MemoryStore(), required: ["/orders"], waitMs: 0 },
     /** `GET /employees`: a page of the collection. `url`: the request-target as received. */
     list(query: QueryInput, url: string, origin: string) {
       const { page, size } = parsePageRequest(query, { defaultSize: 2, maxSize: 10 });
@@ -182,9 +204,9 @@ export function createService() {
       );
     },
 
-    /** `GET /me`, behind `requireScopes(READ_SCOPE)`. */
-    me(id: string | undefined) {
-      return { id: id ?? null };
+    /** `GET /me`, behind `requireScopes(READ_SCOPE)`: who, and which issuer vouches for them. */
+    me(principal: { id: string; issuer?: string | undefined } | undefined) {
+      return { id: principal?.id ?? null, issuer: principal?.issuer ?? null };
     },
   };
 }

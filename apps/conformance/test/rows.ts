@@ -1,6 +1,14 @@
 import { type CryptoKey, generateKeyPair, importJWK, SignJWT } from "jose";
 import { expect } from "vitest";
-import { CLIENT_LIMIT, PUBLIC_JWK, SOAP_PATH } from "../src/service.js";
+import {
+  CLIENT_LIMIT,
+  ISSUER_A,
+  ISSUER_B,
+  PRINCIPAL_LIMIT,
+  PUBLIC_JWK,
+  PUBLIC_JWK_B,
+  SOAP_PATH,
+} from "../src/service.js";
 import type { Request, Response, Row } from "./harness.js";
 
 type Fields = readonly (readonly [string, string])[];
@@ -30,9 +38,21 @@ const signer = (await importJWK(
   { ...PUBLIC_JWK, d: "ZJe9Qqsv7i22GYRuqk4QTm1kk5zurzM4b8UdLTOkwzg" },
   "ES256",
 )) as CryptoKey;
-const token = (subject: string, scope: string | undefined, expires: string | number = "10m", key = signer) =>
+// Tenant B's authorization server: its own key, its own subjects (an `alice` of its own).
+const signerB = (await importJWK(
+  { ...PUBLIC_JWK_B, d: "t4hbVtUx9uQ9TK1COmF9nT9pn-pJ1efF6u9YQghYJeE" },
+  "ES256",
+)) as CryptoKey;
+const token = (
+  subject: string,
+  scope: string | undefined,
+  expires: string | number = "10m",
+  key = signer,
+  issuer = key === signerB ? ISSUER_B : ISSUER_A,
+) =>
   new SignJWT(scope === undefined ? {} : { scope })
     .setProtectedHeader({ alg: "ES256" })
+    .setIssuer(issuer)
     .setSubject(subject)
     .setExpirationTime(expires)
     .sign(key);
@@ -40,6 +60,12 @@ const carol = `Bearer ${await token("carol", "employees:read")}`;
 const dave = `Bearer ${await token("dave", undefined)}`;
 const expired = `Bearer ${await token("erin", undefined, Math.floor(Date.now() / 1000) - 3600)}`;
 const forged = `Bearer ${await token("mallory", "employees:read", "10m", (await generateKeyPair("ES256")).privateKey)}`;
+const aliceOfA = `Bearer ${await token("alice", "employees:read")}`;
+const aliceOfB = `Bearer ${await token("alice", "employees:read", "10m", signerB)}`;
+const bobOfA = `Bearer ${await token("bob", "employees:read")}`;
+const bobOfB = `Bearer ${await token("bob", "employees:read", "10m", signerB)}`;
+// Signed by tenant B's key, naming tenant A: A's key does not verify it.
+const bPosingAsA = `Bearer ${await token("alice", "employees:read", "10m", signerB, ISSUER_A)}`;
 const basic = (user: string, password = `${user}-pw`) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 
@@ -792,6 +818,63 @@ rows.push({
 {
   const k = key();
   rows.push({
+    name: "POST /orders, tenant A's alice's key, then tenant B's alice's same key and body → her own 201",
+    before: [order(k, "tea", aliceOfA)],
+    request: order(k, "tea", aliceOfB),
+    status: 201,
+    expect: field("idempotent-replayed", null),
+  });
+}
+{
+  const k = key();
+  rows.push({
+    name: "POST /orders, tenant A's alice's key replayed for her → 201 replayed",
+    before: [order(k, "tea", aliceOfA)],
+    request: order(k, "tea", aliceOfA),
+    status: 201,
+    expect: field("idempotent-replayed", "true"),
+  });
+}
+// The version prefix is no second spelling of the route (version 2 is the default).
+{
+  const k = key();
+  rows.push({
+    name: "POST /orders, a key, then POST /v2/orders, the same key and body → the 201 replayed",
+    before: [order(k, "tea")],
+    request: { ...order(k, "tea"), target: "/v2/orders" },
+    status: 201,
+    expect: field("idempotent-replayed", "true"),
+  });
+}
+{
+  const k = key();
+  rows.push({
+    name: "POST /v2/orders, a key, then POST /orders, the same key and body → the 201 replayed",
+    before: [{ ...order(k, "tea"), target: "/v2/orders" }],
+    request: order(k, "tea"),
+    status: 201,
+    expect: field("idempotent-replayed", "true"),
+  });
+}
+{
+  const k = key();
+  rows.push({
+    name: "POST /orders, a key, then POST /v1/orders, the same key and body → 422 (another version)",
+    before: [order(k, "tea")],
+    request: { ...order(k, "tea"), target: "/v1/orders" },
+    status: 422,
+  });
+}
+for (const target of ["/v1/orders", "/v2/orders"]) {
+  rows.push({
+    name: `POST ${target} without Idempotency-Key → 400 (required on /orders)`,
+    request: { ...order(undefined, "tea"), target },
+    status: 400,
+  });
+}
+{
+  const k = key();
+  rows.push({
     name: "POST /orders, alice's key replayed for alice → 201 replayed",
     before: [order(k, "tea", basic("alice"))],
     request: order(k, "tea", basic("alice")),
@@ -858,6 +941,36 @@ for (const [label, authorization, status] of [
     ...(status === 403 && { expect: field("content-type", /json/) }),
   });
 }
+// Two tenants' authorization servers each mint their own `sub`: their `alice` are two users.
+rows.push({
+  name: "GET /me, tenant B's alice → 200, her issuer named",
+  request: get("/me", [["Authorization", aliceOfB]]),
+  status: 200,
+  expect: text(new RegExp(`"id":"alice","issuer":"${ISSUER_B}"`)),
+});
+rows.push({
+  name: "GET /me, tenant A's alice → 200, her issuer named",
+  request: get("/me", [["Authorization", aliceOfA]]),
+  status: 200,
+  expect: text(new RegExp(`"id":"alice","issuer":"${ISSUER_A}"`)),
+});
+rows.push({
+  name: "GET /me, a token of tenant B's key naming tenant A → 401",
+  request: get("/me", [["Authorization", bPosingAsA]]),
+  status: 401,
+});
+rows.push({
+  name: `GET /me, tenant B's bob ${PRINCIPAL_LIMIT.limit} times, then tenant A's bob → 200 (a limit per issuer's subject)`,
+  before: Array.from({ length: PRINCIPAL_LIMIT.limit }, () => get("/me", [["Authorization", bobOfB]])),
+  request: get("/me", [["Authorization", bobOfA]]),
+  status: 200,
+});
+rows.push({
+  name: `GET /me, tenant B's bob ${PRINCIPAL_LIMIT.limit + 1} times → 429 (his own limit)`,
+  before: Array.from({ length: PRINCIPAL_LIMIT.limit }, () => get("/me", [["Authorization", bobOfB]])),
+  request: get("/me", [["Authorization", bobOfB]]),
+  status: 429,
+});
 rows.push({
   name: "GET /me, two Authorization lines → 400",
   request: get("/me", [
