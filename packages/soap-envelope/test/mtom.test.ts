@@ -11,8 +11,10 @@ import {
   sha256,
   UPLOAD_PATH,
   uploadEnvelope,
+  uploadEnvelopeOf,
   uploadMounts,
   uploads,
+  XOP_NS,
 } from "./mtom.js";
 
 /**
@@ -39,7 +41,13 @@ interface Row {
   status: number;
   /** For a 200: the bytes the handler's `content` holds; for a fault: text its reason holds. */
   expect: Uint8Array | string;
+  /** For a 200: the `name` the handler receives, when the row says. */
+  uploadName?: string;
 }
+
+/** An `xop:Include` of `cid` as written in the rows below, its prefix declared or not. */
+const include = (cid: string, declare = ` xmlns:xop="${XOP_NS}"`) =>
+  `<xop:Include${declare} href="cid:${cid}"/>`;
 
 const rows: Row[] = [
   {
@@ -162,6 +170,77 @@ const rows: Row[] = [
     expect: "The root part's Content-Type must be application/xop+xml (XOP 1.0 §4.1)",
   },
   {
+    name: "an xop:Include look-alike in a CDATA section → kept as the text it is, the real one resolved",
+    version: "1.2",
+    body: multipart(B, [
+      rootPart("1.2", uploadEnvelopeOf(`<![CDATA[${include("doc@example")}]]>`, include("doc@example"))),
+      bin("doc@example"),
+    ]),
+    status: 200,
+    expect: BINARY,
+    uploadName: include("doc@example"),
+  },
+  {
+    name: "a comment naming the XOP namespace, an Include whose prefix is bound to another → not resolved, a Sender fault",
+    version: "1.2",
+    body: multipart(B, [
+      rootPart(
+        "1.2",
+        uploadEnvelopeOf(
+          `report.pdf<!-- xmlns:xop="${XOP_NS}" -->`,
+          include("doc@example", ' xmlns:xop="urn:example:not-xop"'),
+        ),
+      ),
+      bin("doc@example"),
+    ]),
+    status: 400,
+    expect: "UploadRequest/content: must not contain elements",
+  },
+  {
+    name: "an Include of another namespace, its prefix bound to XOP on another element → not resolved, a Sender fault",
+    version: "1.2",
+    body: multipart(B, [
+      rootPart(
+        "1.2",
+        uploadEnvelopeOf(
+          "report.pdf",
+          `<x:Include xmlns:x="urn:example:not-xop" href="cid:doc@example"/>`,
+        ).replace("<u:name>", `<u:name xmlns:x="${XOP_NS}">`),
+      ),
+      bin("doc@example"),
+    ]),
+    status: 400,
+    expect: "UploadRequest/content: must not contain elements",
+  },
+  {
+    name: "an xop:Include whose prefix the Envelope binds → resolved",
+    version: "1.2",
+    body: multipart(B, [
+      rootPart("1.2", uploadEnvelopeOf("report.pdf", include("doc@example", ""), true)),
+      bin("doc@example"),
+    ]),
+    status: 200,
+    expect: BINARY,
+    uploadName: "report.pdf",
+  },
+  {
+    name: "an unprefixed Include in the XOP namespace its parent makes the default → resolved",
+    version: "1.2",
+    body: multipart(B, [
+      rootPart(
+        "1.2",
+        uploadEnvelopeOf("report.pdf", `<Include href="cid:doc@example"/>`).replace(
+          "<u:content>",
+          `<u:content xmlns="${XOP_NS}">`,
+        ),
+      ),
+      bin("doc@example"),
+    ]),
+    status: 200,
+    expect: BINARY,
+    uploadName: "report.pdf",
+  },
+  {
     name: "a body over limits.maxBytes (64 KiB) → 413",
     version: "1.2",
     body: multipart(B, [rootPart("1.2", uploadEnvelope("1.2", "a")), bin("a", new Uint8Array(70 * 1024))]),
@@ -197,6 +276,7 @@ for (const framework of FRAMEWORKS) {
             expect(uploads.length).toBe(before + 1);
             expect(Buffer.from(uploads[before]?.content ?? [])).toEqual(Buffer.from(row.expect));
             expect(text).toContain(`<sha256>${sha256(row.expect)}</sha256>`);
+            if (row.uploadName !== undefined) expect(uploads[before]?.name).toBe(row.uploadName);
           } else {
             expect(uploads.length).toBe(before);
             expect(text).toContain(row.version === "1.2" ? "env:Sender" : "Client");

@@ -86,6 +86,15 @@ export function uploadEnvelope(version: "1.1" | "1.2", contentCid: string, previ
   return `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="${env}"><env:Body><u:UploadRequest xmlns:u="${UPLOAD_TNS}"><u:name>report.pdf</u:name><u:content>${include(contentCid)}</u:content>${preview}</u:UploadRequest></env:Body></env:Envelope>`;
 }
 
+/**
+ * An upload envelope (SOAP 1.2) with `name` and `content` as given, markup and all, and the XOP
+ * namespace bound to `xop` on the Envelope when `bound`.
+ */
+export function uploadEnvelopeOf(name: string, content: string, bound = false): string {
+  const xop = bound ? ` xmlns:xop="${XOP_NS}"` : "";
+  return `<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope"${xop}><env:Body><u:UploadRequest xmlns:u="${UPLOAD_TNS}"><u:name>${name}</u:name><u:content>${content}</u:content></u:UploadRequest></env:Body></env:Envelope>`;
+}
+
 /** The Content-Type of an MTOM request (SOAP MTOM §3; SOAP 1.1: start-info text/xml). */
 export function mtomType(
   version: "1.1" | "1.2",

@@ -1,8 +1,8 @@
 import { parseMediaType as parseFieldMediaType } from "@svc/kernel";
 import { bytesToBase64 } from "../xml/bytes.js";
 import { SUPPORTED_CHARSETS } from "../xml/charsets.js";
-import type { XmlSource } from "../xml/reader.js";
-import { readBytes } from "../xml/reader.js";
+import type { ResolvedXmlLimits, XmlSource } from "../xml/reader.js";
+import { findElements, readBytes } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
 import { type MimePart, type MultipartBounds, packageError, splitMultipart, unbracket } from "./multipart.js";
 
@@ -29,13 +29,6 @@ export interface XopMessage {
 }
 
 /**
- * An `xop:Include` element, empty or with an empty end tag (XOP 1.0 §2.1 gives it no content but
- * extension elements, which no sender this node met writes). Group 1: the prefix; 2: attributes.
- */
-const INCLUDE =
-  /<(?:([A-Za-z_][\w.-]*):)?Include\b((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(?:\/>|>\s*<\/(?:\1:)?Include\s*>)/g;
-
-/**
  * Reads a multipart/related XOP package (SOAP MTOM's serialization) within the bounds: the whole
  * body within `maxBytes` (413 past it, nothing buffered beyond), the parts within `bounds`, then
  * the root part's text with each `xop:Include` replaced by the base64 of the part its `href`
@@ -46,7 +39,10 @@ const INCLUDE =
  * - the root part is the one `start` names (RFC 2387 §3.2: the first when `start` is absent),
  *   of type `application/xop+xml`;
  * - an `href` naming no part, or a Content-ID given twice: refused;
- * - a part no `xop:Include` names: read within the bounds and dropped.
+ * - a part no `xop:Include` names: read within the bounds and dropped;
+ * - only the `xop:Include` elements of the root part's infoset are replaced (its text is read by
+ *   the XML reader for them): the same characters in a CDATA section or a comment, or an
+ *   `Include` of another namespace, stay what they are.
  *
  * @see https://www.w3.org/TR/xop10/#interpreting_xop_packages §3.2 reconstructing the infoset: each xop:Include replaced by its part's base64
  * @see https://www.w3.org/TR/xop10/#mime_multipart_packaging §4.1 the root part is application/xop+xml, the others referenced by cid: URLs
@@ -56,7 +52,7 @@ const INCLUDE =
 export async function readXopPackage(
   source: XmlSource,
   parameters: Readonly<Record<string, string>>,
-  limits: { maxBytes: number; maxExpandedBytes: number },
+  limits: ResolvedXmlLimits,
   bounds: ResolvedMtom,
   timeoutMs: number,
 ): Promise<XopMessage> {
@@ -94,29 +90,30 @@ export async function readXopPackage(
   const xml = new TextDecoder(
     charset === undefined || /^(us-)?ascii$/.test(charset) ? "utf-8" : charset,
   ).decode(root.body);
-  return include(xml, byId, root, limits.maxExpandedBytes);
+  return include(xml, byId, root, limits);
 }
 
-/** The root's text with each `xop:Include` replaced by the base64 of its part. */
+/**
+ * The root's text with each `xop:Include` element replaced by the base64 of its part: an element
+ * of the XOP namespace as the reader resolves its prefix where it stands, never text that reads
+ * like one.
+ * @see https://www.w3.org/TR/xop10/#xop_include XOP 1.0 §2.1: the element information item, in the infoset
+ */
 function include(
   xml: string,
   byId: ReadonlyMap<string, MimePart>,
   root: MimePart,
-  maxExpandedBytes: number,
+  limits: ResolvedXmlLimits,
 ): XopMessage {
   const used = new Set<MimePart>();
   let expanded = 0;
   let attachmentBytes = 0;
-  const text = xml.replace(INCLUDE, (whole, prefix: string | undefined, attributes: string) => {
-    // Only an element of the XOP namespace: `p:Include` with p bound to it (on this element or
-    // an ancestor), or an unprefixed one declaring it the default namespace.
-    const declared =
-      prefix === undefined
-        ? new RegExp(`\\sxmlns\\s*=\\s*["']${XOP_NS}["']`).test(attributes)
-        : new RegExp(`\\sxmlns:${prefix.replace(/\./g, "\\.")}\\s*=\\s*["']${XOP_NS}["']`).test(xml);
-    if (!declared) return whole;
-    const href = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(attributes);
-    const url = href?.[1] ?? href?.[2];
+  // No element is named Include without those characters: nothing to read for.
+  const spans = xml.includes("Include") ? findElements(xml, limits, XOP_NS, "Include") : [];
+  const text: string[] = [];
+  let at = 0;
+  for (const { start, end, attributes } of spans) {
+    const url = attributes.href;
     // XOP 1.0 §2.1: href is a cid: URL (RFC 2392) naming a part of the package.
     if (url === undefined || !/^cid:/i.test(url)) {
       throw packageError("An xop:Include has no href attribute with a cid: URL (XOP 1.0 §2.1)");
@@ -135,18 +132,20 @@ function include(
     }
     const base64 = bytesToBase64(part.body);
     expanded += base64.length;
-    if (expanded > maxExpandedBytes) {
+    if (expanded > limits.maxExpandedBytes) {
       throw packageError(
-        `The attachments expand the message past ${maxExpandedBytes} bytes (limits.maxExpandedBytes)`,
+        `The attachments expand the message past ${limits.maxExpandedBytes} bytes (limits.maxExpandedBytes)`,
       );
     }
     if (!used.has(part)) {
       used.add(part);
       attachmentBytes += part.body.byteLength;
     }
-    return base64;
-  });
-  return { text, attachments: used.size, attachmentBytes };
+    text.push(xml.slice(at, start), base64);
+    at = end;
+  }
+  text.push(xml.slice(at));
+  return { text: text.join(""), attachments: used.size, attachmentBytes };
 }
 
 /**

@@ -28,6 +28,7 @@ import { BASE_SCOPE, TreeBuilder } from "./tree-builder.js";
 export { SUPPORTED_CHARSETS } from "./charsets.js";
 
 export type { XmlCheckpoint } from "./checkpoint.js";
+export { type ElementSpan, findElements } from "./find-elements.js";
 export {
   clark,
   type HeldContent,

@@ -276,7 +276,7 @@ export const BASE_SCOPE: Readonly<Record<string, string>> = Object.freeze(
 );
 
 /** The reader's rules for `limits`, made once per limits object (a service's, a contract's). */
-function readRules(limits: ResolvedXmlLimits, instructions: boolean): XmlReadRules {
+export function readRules(limits: ResolvedXmlLimits, instructions: boolean): XmlReadRules {
   const memo = instructions ? RULES_SKIPPING : RULES;
   let rules = memo.get(limits);
   if (rules === undefined) {
@@ -317,7 +317,8 @@ function refused(err: XmlReadError): XmlError {
   }
 }
 
-function asXmlError(err: unknown): XmlError {
+/** What the reader or its events threw, as this package's {@link XmlError}. */
+export function asXmlError(err: unknown): XmlError {
   if (err instanceof XmlError) return err;
   if (err instanceof XmlReadError) return refused(err);
   const message = cutCharacters(err instanceof Error ? err.message : String(err), 200);
