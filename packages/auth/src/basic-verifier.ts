@@ -637,7 +637,8 @@ async function beforeVerify(
   const cacheKey = cacheKeyOf(config, credential);
   if (cacheKey !== undefined) {
     const hit = config.cache?.get(cacheKey, Date.now());
-    if (hit) return { outcome: { result: "authenticated", principal: toPrincipal(hit, "basic") } };
+    if (hit)
+      return { outcome: { result: "authenticated", principal: toPrincipal(hit, "basic", hit.issuer) } };
   }
 
   // No budgets, or limiters that failed open: nothing counted, nothing to hold.
@@ -851,9 +852,13 @@ function authenticated(
   result: PrincipalInit,
   cacheKey: string | undefined,
 ): BasicOutcome {
-  const principal = toPrincipal(result, "basic");
+  const principal = toPrincipal(result, "basic", result.issuer);
   if (cacheKey !== undefined)
-    config.cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + config.cacheTtlMs);
+    config.cache?.set(
+      cacheKey,
+      toPrincipal(principal, "basic", principal.issuer),
+      Date.now() + config.cacheTtlMs,
+    );
   return { result: "authenticated", principal };
 }
 

@@ -35,6 +35,13 @@ export interface Principal extends KernelPrincipal {
 export interface PrincipalInit {
   /** The subject's stable identifier. */
   id: string;
+  /**
+   * The issuer whose subjects these users are, when the same users also arrive with that
+   * issuer's tokens (your own token issuer's `iss`): Basic and Bearer then give one user one
+   * `principalKey`. A Bearer principal's issuer is always its verified `iss`, never this.
+   * @default undefined (the application's own users, apart from every issuer's subjects)
+   */
+  issuer?: string | undefined;
   /** @default [] */
   roles?: readonly string[];
   /** @default [] */
@@ -55,14 +62,20 @@ declare global {
   }
 }
 
-/** Freezes nothing, copies everything: a principal handed out never aliases caller arrays. */
+/**
+ * Freezes nothing, copies everything: a principal handed out never aliases caller arrays. `issuer`
+ * is the verified token's `iss` for Bearer, the `verify` callback's `issuer` for Basic and SOAP.
+ */
 export function toPrincipal(
   init: PrincipalInit,
   scheme: Principal["scheme"],
-  issuer?: string | undefined,
+  issuer: string | undefined,
 ): Principal {
   if (typeof init !== "object" || init === null || typeof init.id !== "string" || init.id === "") {
     throw new TypeError("A principal needs a non-empty string id");
+  }
+  if (issuer !== undefined && (typeof issuer !== "string" || issuer === "")) {
+    throw new TypeError("A principal's issuer must be a non-empty string, or undefined");
   }
   return {
     id: init.id,

@@ -330,7 +330,7 @@ function resolveConfig(options: SoapCredentialsOptions): SoapConfig {
 function settle(outcome: BasicOutcome, reason: string): Principal {
   switch (outcome.result) {
     case "authenticated":
-      return toPrincipal(outcome.principal, "soap");
+      return toPrincipal(outcome.principal, "soap", outcome.principal.issuer);
     case "blocked":
     case "busy":
       throw notJudged(outcome);
