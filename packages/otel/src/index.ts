@@ -69,12 +69,35 @@ type Message = { readonly request?: object; readonly decision?: unknown } & Reco
 /** The context object a tracing channel hands each of its five events. */
 type TraceContext = Record<string, unknown> & { error?: unknown; result?: unknown };
 
+/**
+ * One attribute of a counter: its name and the values it takes. A listed attribute takes its
+ * listed values only; one the application names (a policy, an API version, an error code) takes
+ * the first {@link NAMED_VALUES} it is given. Any other value is {@link OTHER}: no request can add
+ * a value, so a counter's points are bounded by the product of its attributes' value counts.
+ * @see https://opentelemetry.io/docs/specs/otel/metrics/supplementary-guidelines/#limiting-cardinality
+ */
+interface AttributeSpec {
+  readonly name: string;
+  /** The values it takes; without them, the first {@link NAMED_VALUES} values it is given. */
+  readonly values?: readonly AttributeValue[];
+}
+
+/** The value of an attribute outside its set, as the semantic conventions spell it for `error.type`. */
+const OTHER = "_OTHER";
+
+/** How many values an attribute that the application names keeps before the rest are {@link OTHER}. */
+const NAMED_VALUES = 32;
+
+const named = (name: string): AttributeSpec => ({ name });
+const listed = (name: string, values: readonly AttributeValue[]): AttributeSpec => ({ name, values });
+const BOOLEAN = [true, false] as const;
+
 /** How one package's decisions become a metric and span attributes. */
 interface DecisionMapping {
   /** The counter's name and description. */
   readonly metric: readonly [name: string, description: string];
-  /** The attributes' names, in the order {@link DecisionMapping.values} gives their values. */
-  readonly names: readonly string[];
+  /** The attributes, in the order {@link DecisionMapping.values} gives their values. */
+  readonly attributes: readonly AttributeSpec[];
   /** The attributes' values for `message`, of the counter's point and the active span; `undefined` leaves one out. */
   values(message: Message): readonly (AttributeValue | undefined)[];
   /** A decision that refuses the request: recorded as a span event as well. */
@@ -95,12 +118,29 @@ function defined(attributes: Record<string, string | number | boolean | undefine
 }
 
 /**
- * The most points one counter keeps: with the point `otel.metric.overflow: true`, where decisions
- * of attribute values beyond them count, the SDK's default cardinality limit of 2,000. A client
- * choosing a value (the version it asks for) cannot grow the process's memory.
+ * The most points one counter keeps, whatever its attributes' sets multiply to: with the point
+ * `otel.metric.overflow: true`, where decisions beyond them count, the SDK's default cardinality
+ * limit of 2,000. The attributes' bounded sets keep a counter far below it.
  * @see https://opentelemetry.io/docs/specs/otel/metrics/sdk/#cardinality-limits
  */
 const CARDINALITY_LIMIT = 1999;
+
+/** An attribute's value as counted: within its set, else {@link OTHER}. */
+class AttributeBound {
+  private readonly values: Set<AttributeValue>;
+  private readonly open: boolean;
+  constructor(spec: AttributeSpec) {
+    this.values = new Set(spec.values ?? []);
+    this.open = spec.values === undefined;
+  }
+
+  bound(value: AttributeValue | undefined): AttributeValue | undefined {
+    if (value === undefined || this.values.has(value)) return value;
+    if (!this.open || this.values.size >= NAMED_VALUES) return OTHER;
+    this.values.add(value);
+    return value;
+  }
+}
 
 interface Point {
   readonly attributes: Attributes;
@@ -117,17 +157,30 @@ class Tally {
   readonly points: Point[] = [];
   overflow: Point | undefined;
   private readonly root = new Map<unknown, unknown>();
-  constructor(private readonly names: readonly string[]) {}
+  private readonly names: readonly string[];
+  private readonly bounds: readonly AttributeBound[];
+  constructor(attributes: readonly AttributeSpec[]) {
+    this.names = attributes.map((attribute) => attribute.name);
+    this.bounds = attributes.map((attribute) => new AttributeBound(attribute));
+  }
 
-  /** Counts one decision of `values`; answers its point's attributes. */
-  add(values: readonly (AttributeValue | undefined)[]): Attributes {
+  /** Counts one decision of `given` values, each within its attribute's set; answers its point's attributes. */
+  add(given: readonly (AttributeValue | undefined)[]): Attributes {
+    // Values within their sets (nearly every decision) find their point as given.
+    let point = this.find(given);
+    if (point === undefined) {
+      const values = given.map((value, i) => this.bounds[i]?.bound(value));
+      point = this.find(values) ?? this.create(values);
+    }
+    point.value++;
+    return point.attributes;
+  }
+
+  private find(values: readonly (AttributeValue | undefined)[]): Point | undefined {
     let node: Map<unknown, unknown> | undefined = this.root;
     const last = values.length - 1;
     for (let i = 0; i < last && node !== undefined; i++) node = node.get(values[i]) as typeof node;
-    let point = node?.get(values[last]) as Point | undefined;
-    if (point === undefined) point = this.create(values);
-    point.value++;
-    return point.attributes;
+    return node?.get(values[last]) as Point | undefined;
   }
 
   private create(values: readonly (AttributeValue | undefined)[]): Point {
@@ -167,12 +220,18 @@ class Tally {
 const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   ratelimit: {
     metric: ["svc.rate_limiting.requests", "Requests the rate limit decided on"],
-    names: [
-      "svc.rate_limiting.result",
-      "svc.rate_limiting.policy",
-      "svc.rate_limiting.key_kind",
-      "svc.rate_limiting.fail_mode",
-      "error.type",
+    attributes: [
+      listed("svc.rate_limiting.result", [
+        "acquired",
+        "rejected",
+        "cost_exceeds_quota",
+        "store_failed",
+        "store_recovered",
+      ]),
+      named("svc.rate_limiting.policy"),
+      listed("svc.rate_limiting.key_kind", ["principal", "address", "custom"]),
+      listed("svc.rate_limiting.fail_mode", ["open", "closed", "insurance"]),
+      named("error.type"),
     ],
     values: (m) => [
       m.decision === "allowed" ? "acquired" : m.decision === "limited" ? "rejected" : snake(m.decision),
@@ -188,7 +247,11 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
   auth: {
     metric: ["svc.authentication.attempts", "Authentication decisions and key-set refreshes"],
-    names: ["svc.authentication.result", "svc.authentication.scheme", "error.type"],
+    attributes: [
+      listed("svc.authentication.result", ["success", "failure", "none", "jwks_refreshed", "jwks_failed"]),
+      named("svc.authentication.scheme"),
+      named("error.type"),
+    ],
     values: (m) => [
       m.decision === "authenticated"
         ? "success"
@@ -197,7 +260,9 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
           : m.decision === "anonymous"
             ? "none"
             : snake(m.decision),
-      text(m.scheme),
+      // A refusal's scheme is the one the client wrote in `Authorization`: a registered one, or
+      // `_OTHER`. An authentication's is the application's verifier's.
+      m.decision === "refused" ? registeredScheme(m.scheme) : text(m.scheme),
       m.decision === "refused"
         ? text(m.reason)
         : m.decision === "jwks-failed"
@@ -208,19 +273,50 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
   idempotency: {
     metric: ["svc.idempotency.requests", "Requests with an Idempotency-Key, by outcome"],
-    names: ["svc.idempotency.result", "error.type"],
+    attributes: [
+      listed("svc.idempotency.result", [
+        "claimed",
+        "replayed",
+        "in_progress",
+        "mismatch",
+        "lease_expired",
+        "completed",
+        "released",
+        "store_failed",
+        "store_recovered",
+      ]),
+      named("error.type"),
+    ],
     values: (m) => [snake(m.decision), m.decision === "store-failed" ? errorType(m.error) : undefined],
     refuses: (m) =>
       m.decision === "in-progress" || m.decision === "mismatch" || m.decision === "store-failed",
   },
   conditional: {
     metric: ["svc.conditional.responses", "Responses decided by a precondition (304, 412, 428)"],
-    names: ["svc.conditional.result", "svc.conditional.field"],
+    attributes: [
+      listed("svc.conditional.result", ["not_modified", "precondition_failed", "precondition_required"]),
+      listed("svc.conditional.field", [
+        "If-None-Match",
+        "If-Modified-Since",
+        "If-Match",
+        "If-Unmodified-Since",
+      ]),
+    ],
     values: (m) => [snake(m.decision), text(m.field)],
   },
   negotiate: {
     metric: ["svc.negotiation.decisions", "Content negotiation and body decisions (406, 415, codings)"],
-    names: ["svc.negotiation.result", "svc.negotiation.coding", "error.type"],
+    attributes: [
+      listed("svc.negotiation.result", [
+        "not_acceptable",
+        "unsupported_media_type",
+        "coded",
+        "body_refused",
+        "cross_origin_refused",
+      ]),
+      named("svc.negotiation.coding"),
+      named("error.type"),
+    ],
     values: (m) => [
       snake(m.decision),
       text(m.coding),
@@ -230,16 +326,18 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
   versioning: {
     metric: ["svc.versioning.requests", "Requests by the API version they got"],
-    names: [
-      "svc.versioning.result",
-      "svc.api.version",
-      "svc.versioning.strategy",
-      "svc.api.version.deprecated",
-      "svc.api.version.sunset",
+    attributes: [
+      listed("svc.versioning.result", ["chosen", "unsupported", "malformed", "conflicting"]),
+      named("svc.api.version"),
+      listed("svc.versioning.strategy", ["path", "query", "header", "custom", "media-type", "default"]),
+      listed("svc.api.version.deprecated", BOOLEAN),
+      listed("svc.api.version.sunset", BOOLEAN),
     ],
     values: (m) => [
       snake(m.decision),
-      text(m.version) ?? text(m.requested),
+      // The version a request got; a version the API does not have is the client's to spell,
+      // so it is `unsupported` whatever it was (an older @svc/versioning says it in `requested`).
+      m.decision === "chosen" ? text(m.version) : m.decision === "unsupported" ? "unsupported" : undefined,
       text(m.strategy),
       flag(m.deprecated),
       flag(m.sunset),
@@ -248,7 +346,13 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
   soap: {
     metric: ["svc.soap.operations", "SOAP messages by operation and outcome"],
-    names: ["svc.soap.result", "svc.soap.operation", "svc.soap.version", "svc.soap.one_way", "error.type"],
+    attributes: [
+      listed("svc.soap.result", ["ok", "fault"]),
+      named("svc.soap.operation"),
+      listed("svc.soap.version", ["1.1", "1.2"]),
+      listed("svc.soap.one_way", BOOLEAN),
+      named("error.type"),
+    ],
     values: (m) => [
       m.decision === "fault" ? "fault" : "ok",
       text(m.operation),
@@ -260,7 +364,7 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
   errors: {
     metric: ["svc.errors.records", "Error records rendered, by status and code"],
-    names: ["http.response.status_code", "error.type"],
+    attributes: [named("http.response.status_code"), named("error.type")],
     values: (m) => [
       number(m.status),
       text(m.code) ?? (number(m.status) === undefined ? undefined : String(m.status)),
@@ -287,6 +391,36 @@ const TRACED: readonly { readonly name: string; readonly pkg: SvcPackage; readon
  * @see https://opentelemetry.io/docs/specs/semconv/registry/attributes/db/#db-system-name
  */
 const DB_SYSTEM: Record<string, string> = { redis: "redis", postgres: "postgresql" };
+
+/**
+ * The schemes of IANA's HTTP Authentication Scheme Registry, in lower case as `@svc/auth` names
+ * them, and its SOAP header credentials.
+ * @see https://www.iana.org/assignments/http-authschemes/http-authschemes.xhtml
+ */
+const REGISTERED_SCHEMES: ReadonlySet<string> = new Set([
+  "basic",
+  "bearer",
+  "concealed",
+  "digest",
+  "dpop",
+  "gnap",
+  "hoba",
+  "mutual",
+  "negotiate",
+  "oauth",
+  "privatetoken",
+  "scram-sha-1",
+  "scram-sha-256",
+  "vapid",
+  "soap",
+]);
+
+/** A scheme the client wrote, when it is a registered one; else `_OTHER`. */
+function registeredScheme(value: unknown): string | undefined {
+  const scheme = text(value);
+  if (scheme === undefined) return undefined;
+  return REGISTERED_SCHEMES.has(scheme) ? scheme : OTHER;
+}
 
 /** `error.type` of a thrown value: its class name, as the conventions recommend. */
 function errorType(error: unknown): string {
@@ -346,7 +480,7 @@ export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstr
 
   for (const pkg of new Set(chosen as readonly SvcPackage[])) {
     const mapping = DECISIONS[pkg];
-    const tally = new Tally(mapping.names);
+    const tally = new Tally(mapping.attributes);
     meter
       .createObservableCounter(mapping.metric[0], { description: mapping.metric[1], unit: "{decision}" })
       .addCallback((result) => {

@@ -262,28 +262,54 @@ describe("instrumentSvc with the OpenTelemetry SDK: a decision → a counter poi
   });
 });
 
-describe("instrumentSvc: a counter's points are bounded", () => {
-  it("versions a client made up beyond 1,999 points → one overflow point counts the rest, 2,000 in all", async () => {
+describe("instrumentSvc: what a client wrote is never an attribute's value", () => {
+  it("2,100 versions the API does not have (8,000 digits each) → one point, svc.api.version unsupported; version 2 keeps its own", async () => {
     const channel = diagnosticChannel("svc:versioning");
-    const known = (await points("svc.versioning.requests")).length;
+    // An older @svc/versioning also said the version as the client wrote it (`requested`).
     for (let i = 0; i < 2100; i++)
       channel.publish({
         request: {},
         decision: "unsupported",
-        requested: `made-up-${i}`,
-        strategy: "header",
+        requested: String(i).padStart(8000, "9"),
+        strategy: "path",
       });
+    channel.publish({
+      request: {},
+      decision: "chosen",
+      version: "2",
+      strategy: "path",
+      deprecated: false,
+      sunset: false,
+    });
     const now = await points("svc.versioning.requests");
-    const overflow = now.filter((p) => p.attributes["otel.metric.overflow"] === true);
-    expect(now.length).toBe(2000);
-    expect(overflow).toEqual([
-      { attributes: { "otel.metric.overflow": true }, value: 2100 - (1999 - known) },
-    ]);
-    channel.publish({ request: {}, decision: "unsupported", requested: "made-up-0", strategy: "header" });
-    const first = (await points("svc.versioning.requests")).find(
-      (p) => p.attributes["svc.api.version"] === "made-up-0",
+    expect(now.filter((p) => p.attributes["otel.metric.overflow"] === true)).toEqual([]);
+    expect(now.map((p) => p.attributes["svc.api.version"]).sort()).toEqual(["1", "2", "unsupported"]);
+    const unsupported = now.find((p) => p.attributes["svc.api.version"] === "unsupported");
+    expect(unsupported).toEqual({
+      attributes: {
+        "svc.versioning.result": "unsupported",
+        "svc.api.version": "unsupported",
+        "svc.versioning.strategy": "path",
+      },
+      value: 2100,
+    });
+    expect(now.find((p) => p.attributes["svc.api.version"] === "2")?.value).toBe(1);
+  });
+
+  it("Authorization: Xyz123 refused → svc.authentication.scheme _OTHER; Bearer → bearer", async () => {
+    const channel = diagnosticChannel("svc:auth");
+    for (const scheme of ["xyz123", "a".repeat(8000), "bearer"])
+      channel.publish({ request: {}, decision: "refused", scheme, reason: "malformed" });
+    const schemes = (await points("svc.authentication.attempts"))
+      .filter((p) => p.attributes["error.type"] === "malformed")
+      .map((p) => [p.attributes["svc.authentication.scheme"], p.value]);
+    expect(schemes).toEqual(
+      expect.arrayContaining([
+        ["_OTHER", 2],
+        ["bearer", 1],
+      ]),
     );
-    expect(first?.value).toBe(2);
+    expect(schemes).toHaveLength(2);
   });
 });
 
