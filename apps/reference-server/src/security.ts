@@ -78,7 +78,13 @@ export async function createSecurity(config: Config): Promise<Security> {
       // An unknown user costs the same scrypt work as a known one (the hasher's cost).
       if (!(await passwords.verify(password, user?.hash))) return null;
       if (!user) return null;
-      return { id: user.username, roles: [user.role], scopes: [...ROLE_SCOPES[user.role]] };
+      // The service's own tokens name the same users: one principal key by Basic, SOAP or token.
+      return {
+        id: user.username,
+        issuer: issuerUrl,
+        roles: [user.role],
+        scopes: [...ROLE_SCOPES[user.role]],
+      };
     },
   };
 }

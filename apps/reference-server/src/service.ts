@@ -5,7 +5,14 @@ import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { challenge, type Principal } from "@svc/auth";
 import { HttpError } from "@svc/errors";
-import { type Reply, type ReplyInit, type RouteOptions, reply, stringifyJson } from "@svc/kernel";
+import {
+  principalKey,
+  type Reply,
+  type ReplyInit,
+  type RouteOptions,
+  reply,
+  stringifyJson,
+} from "@svc/kernel";
 import type { CrossOriginOptions } from "@svc/negotiate";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
@@ -377,5 +384,11 @@ export function mountResourceApi(
   });
   for (const resource of collections) mountCrud(routes, db, resource, keys);
   mountOrderDocuments(routes, db);
-  mountCart(routes, db, (req) => req.principal?.id ?? "anonymous", keys);
+  // One cart per principal key: the id qualified by its issuer (@svc/kernel), as every package keys.
+  mountCart(
+    routes,
+    db,
+    (req) => (req.principal === undefined ? "anonymous" : principalKey(req.principal)),
+    keys,
+  );
 }

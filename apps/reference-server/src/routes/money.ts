@@ -340,7 +340,8 @@ export function mountCart(
       rows.reduce((s, r) => s + BigInt(r.quantity) * BigInt(r.price), 0n),
       2,
     );
-    return resourceView({ owner: owner(req), items, total, currency: SERVICE_CURRENCY }, href("/cart"));
+    const shown = req.principal?.id ?? "anonymous";
+    return resourceView({ owner: shown, items, total, currency: SERVICE_CURRENCY }, href("/cart"));
   }
   /**
    * A cart write as one transaction that evaluates the preconditions on the cart it is about to
