@@ -1,12 +1,15 @@
 import { Writable } from "node:stream";
 import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
+import { FRAMEWORKS, type Mounts, serve } from "@svc/test-utils/conformance";
 import express from "express";
+import Fastify from "fastify";
+import { Hono } from "hono";
 import { pino } from "pino";
 import { pinoHttp } from "pino-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticate } from "./express.js";
-import { pinoRedaction, queryNamesAccessToken, redactUrl } from "./redaction.js";
+import { pinoRedaction, queryNamesAccessToken, REDACTED, redactUrl } from "./redaction.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api" });
@@ -100,6 +103,93 @@ describe("pinoRedaction through pino-http", () => {
     expect(log).not.toContain(token);
   });
 });
+
+/**
+ * Each framework's servers log the request's fields as one does there: pino-http on Express and
+ * `node:http`, a `req` serializer with the headers on Fastify, a bare `headers` object on Hono.
+ */
+function loggingMounts(out: string[]): Mounts {
+  const logger = () =>
+    pino(
+      {
+        redact: pinoRedaction,
+        serializers: {
+          req: (req: { method: string; url: string; headers: unknown }) => ({
+            method: req.method,
+            url: req.url,
+            headers: req.headers,
+          }),
+        },
+      },
+      new Writable({
+        write(chunk, _enc, cb) {
+          out.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+  return {
+    express() {
+      const a = express();
+      a.use(pinoHttp({ logger: logger() }));
+      a.get("/me", (_req, res) => {
+        res.json({ ok: true });
+      });
+      return a;
+    },
+    node() {
+      const log = pinoHttp({ logger: logger() });
+      return (req, res) => {
+        log(req, res);
+        res.setHeader("Content-Type", "application/json");
+        res.end('{"ok":true}');
+      };
+    },
+    fastify() {
+      const app = Fastify({ loggerInstance: logger() });
+      app.get("/me", async () => ({ ok: true }));
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      const log = logger();
+      app.use(async (c, next) => {
+        log.info({ headers: Object.fromEntries(c.req.raw.headers) }, "request");
+        await next();
+      });
+      app.get("/me", (c) => c.json({ ok: true }));
+      return app.fetch;
+    },
+  };
+}
+
+for (const framework of FRAMEWORKS) {
+  describe(`pinoRedaction: the credentials of every scheme, logged on ${framework}`, () => {
+    it("Authorization: DPoP, DPoP, Proxy-Authorization, Cookie → none of their values in the log", async () => {
+      const out: string[] = [];
+      const server = await serve(framework, loggingMounts(out));
+      try {
+        const res = await fetch(`${server.url}/me`, {
+          headers: {
+            Authorization: "DPoP TOKENSECRET.payload.signature",
+            DPoP: "PROOFSECRET.payload.signature",
+            "Proxy-Authorization": "Basic PROXYSECRET",
+            Cookie: "sid=COOKIESECRET",
+            "X-Trace": "visible",
+          },
+        });
+        expect(res.status).toBe(200);
+      } finally {
+        await server.close();
+      }
+      const log = out.join("");
+      expect(log).toContain("visible");
+      expect(log).toContain(REDACTED);
+      for (const secret of ["TOKENSECRET", "PROOFSECRET", "PROXYSECRET", "COOKIESECRET"])
+        expect({ secret, logged: log.includes(secret) }).toEqual({ secret, logged: false });
+    });
+  });
+}
 
 describe("pinoRedaction: the parsed query pino-http logs next to the URL", () => {
   // pino-http's request serializer logs `req.query` (Express parses it) as well as `req.url`:

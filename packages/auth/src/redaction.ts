@@ -133,8 +133,8 @@ function redactQuery(value: unknown, depth: number): unknown {
 
 /**
  * pino `redact` settings that keep credentials out of the logs (a bearer token grants access to
- * whoever holds it, RFC 6750 §5, so it never reaches a log): `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers in
- * pino-http's `req`/`res` and in bare `headers` objects, `access_token` fields, and the
+ * whoever holds it, RFC 6750 §5, so it never reaches a log): `Authorization`, `Proxy-Authorization`,
+ * `DPoP`, `Cookie` and `Set-Cookie` headers in pino-http's `req`/`res` and in bare `headers` objects, `access_token` fields, and the
  * `access_token` parameter (and the other credential parameters) inside logged URLs (`req.url`,
  * `url`, and `path`, where `errorHandler()` of `@svc/errors` logs the request-target) and in the
  * parsed query pino-http logs with them (`req.query`).
@@ -151,10 +151,14 @@ export const pinoRedaction: {
   paths: [
     "req.headers.authorization",
     'req.headers["proxy-authorization"]',
+    // A DPoP proof passes again in its window wherever its jti was not claimed (a 503, another instance).
+    // @see https://www.rfc-editor.org/rfc/rfc9449#section-11.1
+    "req.headers.dpop",
     "req.headers.cookie",
     'res.headers["set-cookie"]',
     "headers.authorization",
     'headers["proxy-authorization"]',
+    "headers.dpop",
     "headers.cookie",
     'headers["set-cookie"]',
     "req.url",
