@@ -516,8 +516,14 @@ function dpopRefusal(config: AuthenticateConfig, dpop: DpopConfig, err: unknown)
     });
   if (err instanceof DpopBindingError)
     return dpopInvalidToken(config, dpop)(new InvalidTokenError("ERR_DPOP_KEY_MISMATCH", { cause: err }));
-  if (err instanceof DpopReplayStoreError)
-    return HttpError.serviceUnavailable(5, "Credentials cannot be verified right now", { cause: err });
+  if (err instanceof DpopReplayStoreError) {
+    // RFC 9110 §15.6.4: the store's own hint (a full memoryNonceStore: until its earliest proof
+    // leaves), else 5 seconds.
+    const retryAfter = (err.cause as { retryAfter?: unknown } | null | undefined)?.retryAfter;
+    const seconds =
+      typeof retryAfter === "number" && Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 5;
+    return HttpError.serviceUnavailable(seconds, "Credentials cannot be verified right now", { cause: err });
+  }
   return err;
 }
 

@@ -88,7 +88,9 @@ export interface DpopOptions {
   /**
    * Where the `jti` of each accepted proof is kept for its window, so a proof is used once
    * (RFC 9449 §11.1). `memoryNonceStore()` serves one process; behind a load balancer give every
-   * instance one `redisNonceStore()`.
+   * instance one `redisNonceStore()`. A store that fails, or a `memoryNonceStore` full of proofs
+   * still in their window, answers 503: size its `max` as proofs per second × (`maxAge` +
+   * `clockTolerance`).
    * @default memoryNonceStore({ max: 100000 })
    */
   replayStore?: NonceStore;
@@ -407,8 +409,9 @@ export class DpopBindingError extends Error {
 }
 
 /**
- * The replay store failed (Redis unreachable, or slower than its `timeoutMs`): the proof was not
- * judged, so neither accepted nor refused as invalid (a 503 the client may retry).
+ * The replay store failed (Redis unreachable or slower than its `timeoutMs`, a `memoryNonceStore`
+ * full of proofs still in their window): the proof was not judged, so neither accepted nor
+ * refused as invalid (a 503 the client may retry).
  */
 export class DpopReplayStoreError extends Error {
   constructor(cause: unknown) {

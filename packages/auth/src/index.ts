@@ -66,6 +66,7 @@ export {
   type MemoryNonceStoreOptions,
   memoryNonceStore,
   type NonceStore,
+  NonceStoreFullError,
   NonceStoreTimeoutError,
   type RedisNonceClient,
   type RedisNonceStoreOptions,

@@ -3,7 +3,13 @@ import { type RedisCluster, redisCluster, serviceUrl, throwawayRedis } from "@sv
 import { Cluster, Redis } from "ioredis";
 import { createCluster, type RedisClusterType } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryNonceStore, type NonceStore, NonceStoreTimeoutError, redisNonceStore } from "./nonce-store.js";
+import {
+  memoryNonceStore,
+  type NonceStore,
+  NonceStoreFullError,
+  NonceStoreTimeoutError,
+  redisNonceStore,
+} from "./nonce-store.js";
 
 describe("memoryNonceStore when full", () => {
   it("expired nonces behind a live one go first: a live nonce is not dropped, so its replay is refused", async () => {
@@ -21,16 +27,23 @@ describe("memoryNonceStore when full", () => {
     expect(await store.claim("next", 60_000)).toBe(false);
   });
 
-  it("full of live nonces: the oldest is dropped (memory stays bounded)", async () => {
+  it("max 2, two live nonces, a third → rejects NonceStoreFullError; both replays still refused", async () => {
     let t = 0;
     const store = memoryNonceStore({ max: 2, now: () => t });
-    expect(await store.claim("a", 1000)).toBe(true);
+    expect(await store.claim("a", 3000)).toBe(true);
     t = 1;
-    expect(await store.claim("b", 1000)).toBe(true);
+    expect(await store.claim("b", 3000)).toBe(true);
     t = 2;
-    expect(await store.claim("c", 1000)).toBe(true);
-    expect(await store.claim("b", 1000)).toBe(false);
-    expect(await store.claim("c", 1000)).toBe(false);
+    const full = store.claim("c", 3000);
+    await expect(full).rejects.toBeInstanceOf(NonceStoreFullError);
+    // "a" leaves at 3000: the client is told to come back then, in whole seconds.
+    await expect(full).rejects.toMatchObject({ name: "NonceStoreFullError", retryAfter: 3 });
+    expect(await store.claim("a", 3000)).toBe(false);
+    expect(await store.claim("b", 3000)).toBe(false);
+    // Once "a" has left its window there is room again, and "c" was never taken in.
+    t = 3000;
+    expect(await store.claim("c", 3000)).toBe(true);
+    expect(await store.claim("b", 3000)).toBe(false);
   });
 });
 

@@ -15,9 +15,11 @@ export interface NonceStore {
 /** Options of {@link memoryNonceStore}. */
 export interface MemoryNonceStoreOptions {
   /**
-   * Most nonces kept. When full, expired nonces are dropped first, then the oldest live ones, so
-   * memory stays bounded under a flood (a dropped live nonce could be replayed: size `max` for
-   * the claims one freshness window sees).
+   * Most nonces kept, each about 100 bytes plus its key (a DPoP proof's is 48 characters, a SOAP
+   * nonce's at most 256). When full, expired nonces are dropped; when every one is still in its
+   * window, the claim rejects with {@link NonceStoreFullError} rather than forget one, which could
+   * then be replayed. Size it for the claims one window sees: claims per second × the window in
+   * seconds (a DPoP proof's `maxAge` + `clockTolerance`, a SOAP nonce's `maxAge` + `clockSkew`).
    * @default 100000
    */
   max?: number;
@@ -29,8 +31,27 @@ export interface MemoryNonceStoreOptions {
 }
 
 /**
+ * Thrown (the claim rejects) when a {@link memoryNonceStore} holds `max` nonces all still in their
+ * window: the new one is refused, as a store that does not answer is (a DPoP proof gets a 503).
+ *
+ * @example
+ * if (err instanceof NonceStoreFullError) metrics.nonceStoreFull(err.retryAfter);
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-11.1
+ */
+export class NonceStoreFullError extends Error {
+  /** Seconds until the earliest nonce kept leaves its window (at least 1). */
+  readonly retryAfter: number;
+  constructor(max: number, retryAfter: number) {
+    super(`The nonce store holds ${max} nonces, all still in their window`);
+    this.name = "NonceStoreFullError";
+    this.retryAfter = retryAfter;
+  }
+}
+
+/**
  * An in-process nonce cache: right for one server process. Behind a load balancer, use
- * {@link redisNonceStore} so every instance sees every nonce.
+ * {@link redisNonceStore} so every instance sees every nonce. Bounded: at most `max` nonces
+ * (about 100 bytes each plus the key), none dropped before its window ends.
  *
  * @example
  * verifySoapCredentials(blocks, { verify, nonceStore: memoryNonceStore() });
@@ -77,11 +98,9 @@ export function memoryNonceStore(options: MemoryNonceStoreOptions = {}): NonceSt
           else if (exp < earliest) earliest = exp;
         }
       }
-      // Still full of live nonces: the oldest go, so memory stays bounded under a flood.
-      for (const key of seen.keys()) {
-        if (seen.size < max) break;
-        seen.delete(key);
-      }
+      // Full of live nonces: forgetting one would let it be replayed within its window.
+      // @see https://www.rfc-editor.org/rfc/rfc9449#section-11.1
+      if (seen.size >= max) throw new NonceStoreFullError(max, Math.max(1, Math.ceil((earliest - t) / 1000)));
       const until = t + ttlMs;
       seen.set(nonce, until);
       if (until < earliest) earliest = until;

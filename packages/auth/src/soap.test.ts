@@ -11,7 +11,7 @@ import { headerBlocks } from "../test/helpers.js";
 import { createBasicVerifier } from "./basic-verifier.js";
 import type { AuthDiagnostic } from "./diagnostics.js";
 import { authenticate } from "./express.js";
-import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
+import { memoryNonceStore, type NonceStore, NonceStoreFullError, redisNonceStore } from "./nonce-store.js";
 import {
   createSoapCredentialsVerifier,
   PASSWORD_DIGEST,
@@ -316,12 +316,31 @@ describe("nonce stores", () => {
     expect(await store.claim("n", 1000)).toBe(true);
   });
 
-  it("memoryNonceStore stays bounded by max", async () => {
+  it("memoryNonceStore({ max: 3 }) holding 3 live nonces: a 4th rejects, the first still refused as a replay", async () => {
     const store = memoryNonceStore({ max: 3, now: () => 0 });
-    for (const n of ["a", "b", "c", "d"]) expect(await store.claim(n, 1000)).toBe(true);
-    // "a" was evicted to keep 3 entries; "d" is remembered.
-    expect(await store.claim("a", 1000)).toBe(true);
-    expect(await store.claim("d", 1000)).toBe(false);
+    for (const n of ["a", "b", "c"]) expect(await store.claim(n, 1000)).toBe(true);
+    await expect(store.claim("d", 1000)).rejects.toBeInstanceOf(NonceStoreFullError);
+    expect(await store.claim("a", 1000)).toBe(false);
+    await expect(store.claim("d", 1000)).rejects.toBeInstanceOf(NonceStoreFullError);
+  });
+
+  it("PasswordDigest messages into a full memoryNonceStore: the next rejects (a server fault), the first replayed is refused", async () => {
+    const nonceStore = memoryNonceStore({ max: 2 });
+    const pw = PASSWORDS.alice as string;
+    const message = () => headerBlocks(envelope(usernameToken({ password: pw, digest: true })));
+    const first = message();
+    await expect(verifySoapCredentials(first, { getPassword, nonceStore })).resolves.toMatchObject({
+      id: "alice",
+    });
+    await expect(verifySoapCredentials(message(), { getPassword, nonceStore })).resolves.toMatchObject({
+      id: "alice",
+    });
+    await expect(verifySoapCredentials(message(), { getPassword, nonceStore })).rejects.toBeInstanceOf(
+      NonceStoreFullError,
+    );
+    await expect(verifySoapCredentials(first, { getPassword, nonceStore })).rejects.toMatchObject({
+      code: "FailedAuthentication",
+    });
   });
 
   it("redisNonceStore without a client → TypeError", () => {

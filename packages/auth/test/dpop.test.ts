@@ -61,7 +61,8 @@ const unboundToken = await accessToken(undefined, "bob");
 let skew = 0;
 const NONCE_SECRET = "a nonce secret of at least thirty-two bytes";
 
-type Config = "main" | "nonce" | "required" | "redis";
+/** `full`: a replay store of 20 proofs. */
+type Config = "main" | "nonce" | "required" | "redis" | "full";
 const redisUrl = serviceUrl("REDIS_URL");
 const redisPrefix = uniquePrefix("auth-dpop");
 let redis: Redis | undefined;
@@ -71,7 +72,10 @@ function dpopOptions(config: Config): DpopOptions {
   const base: DpopOptions = {
     algorithms: ["ES256", "Ed25519"],
     now: () => Date.now() + skew,
-    replayStore: config === "redis" ? (redisStore as NonceStore) : memoryNonceStore({ max: 1000 }),
+    replayStore:
+      config === "redis"
+        ? (redisStore as NonceStore)
+        : memoryNonceStore({ max: config === "full" ? 20 : 1000 }),
   };
   if (config === "nonce") return { ...base, nonce: { secret: NONCE_SECRET } };
   if (config === "required") return { ...base, required: true };
@@ -212,7 +216,7 @@ for (const framework of ALL) {
   describe(`dpop on ${framework}`, () => {
     const servers = new Map<Config, Listening>();
     beforeAll(async () => {
-      for (const config of ["main", "nonce", "required"] as const)
+      for (const config of ["main", "nonce", "required", "full"] as const)
         servers.set(config, await start(framework, config));
       if (redisStore) servers.set("redis", await start(framework, "redis"));
     });
@@ -433,6 +437,34 @@ for (const framework of ALL) {
       // Once more, now that the token's signature was verified (the verified-token cache path).
       const again = await send(url(), { headers: { Authorization: `Bearer ${boundToken}` } });
       expect(again.response.status).toBe(401);
+    });
+
+    it("replayStore memoryNonceStore({ max: 20 }): P, then 25 other proofs → 19 × 200, 6 × 503; P again → 401 replayed", async () => {
+      const first = await generateProof(client, url("full"), "GET", undefined, boundToken);
+      await accepted(await send(url("full"), { headers: dpop(boundToken, first) }));
+      const answers: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        const proof = await generateProof(client, url("full"), "GET", undefined, boundToken);
+        const { response, messages } = await send(url("full"), { headers: dpop(boundToken, proof) });
+        await response.arrayBuffer();
+        answers.push(response.status);
+        if (response.status !== 503) continue;
+        expect(last(messages)).toMatchObject({
+          decision: "refused",
+          scheme: "dpop",
+          error: { name: "DpopReplayStoreError", cause: { name: "NonceStoreFullError" } },
+        });
+        // @svc/errors' handler sends the 503's fields (the other mounts' fallback drops a 5xx's):
+        // Retry-After is when the first proof leaves its window of maxAge + clockTolerance.
+        if (framework === "express4") {
+          const retryAfter = Number(response.headers.get("retry-after"));
+          expect(retryAfter).toBeGreaterThanOrEqual(1);
+          expect(retryAfter).toBeLessThanOrEqual(65);
+        }
+      }
+      // Still in its window, still in the store: a replay, however many proofs came since.
+      refusedProof(await send(url("full"), { headers: dpop(boundToken, first) }), "replayed");
+      expect(answers).toEqual([...Array(19).fill(200), ...Array(6).fill(503)]);
     });
 
     it("dpop.required: a Bearer token → 401 with the DPoP challenge alone", async () => {
