@@ -24,6 +24,7 @@ import {
   createBearerVerifier,
   InvalidTokenError,
 } from "./bearer.js";
+import { type Confirmation, confirmationOf } from "./confirmation.js";
 import { authChannel, publishDecision, publishRefusal } from "./diagnostics.js";
 import {
   boundThumbprint,
@@ -212,6 +213,8 @@ interface AuthenticateConfig {
   dpop: DpopConfig | undefined;
   /** Whether `Authorization: Bearer` is accepted (`bearer` given, and not `dpop.required`). */
   acceptsBearer: boolean;
+  /** `bearer.acceptBoundTokens`: a token with a `cnf` claim is taken as a Bearer token. */
+  acceptsBoundTokens: boolean;
   realm: string;
   basic: BasicVerifier | undefined;
   optional: boolean;
@@ -288,6 +291,7 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
     bearer,
     dpop,
     acceptsBearer,
+    acceptsBoundTokens: bearer?.acceptBoundTokens === true,
     realm,
     basic,
     optional,
@@ -343,19 +347,31 @@ function decide(
     if (config.optional && (header === undefined || /^[ \t]*$/.test(header))) return undefined;
     throw missing(config);
   }
+  if (parsed.scheme === "bearer") {
+    const bound = boundAsBearerOf(config, parsed.credentials);
+    if (bound !== undefined) throw boundAsBearer(config, bound);
+  }
   const { cached } = config;
   if (parsed.scheme === "bearer" && cached !== undefined) {
     // A token verified before and still in the cache: no promise, no await, and no token68
     // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
     // miss is checked below, before any verification.
     const principal = cached(parsed.credentials);
-    if (principal !== undefined) {
-      if (config.dpop !== undefined && boundThumbprint(parsed.credentials) !== undefined)
-        throw boundAsBearer(config);
-      return principal;
-    }
+    if (principal !== undefined) return principal;
   }
   return verifyCredentials(config, view, parsed);
+}
+
+/**
+ * How a token sent as `Bearer` is bound when that binding refuses it, else `undefined`. Sent as
+ * `Bearer`, a bound token proves no possession of its key, so whoever copied it could use it.
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.2 (a `jkt` token as Bearer, beside DPoP: "MUST reject")
+ * @see https://www.rfc-editor.org/rfc/rfc8705#section-3 (a certificate-bound token: its certificate must be checked)
+ */
+function boundAsBearerOf(config: AuthenticateConfig, token: string): Confirmation | undefined {
+  if (config.acceptsBoundTokens && config.dpop === undefined) return undefined;
+  const bound = confirmationOf(token);
+  return bound !== undefined && (!config.acceptsBoundTokens || bound === "jkt") ? bound : undefined;
 }
 
 /**
@@ -431,9 +447,7 @@ async function verifyBearer(
   // a guard serve the request. RFC 6750 §3.1 invalid_token, as for a token the verifier threw on.
   if (result === null || result === undefined || result === false) throw invalidToken(config);
   // Anything else that is no principal is the verifier's bug: a TypeError, so a 500.
-  const principal = checkedPrincipal(result);
-  if (config.dpop !== undefined && boundThumbprint(token) !== undefined) throw boundAsBearer(config);
-  return principal;
+  return checkedPrincipal(result);
 }
 
 /**
@@ -538,18 +552,38 @@ function dpopInvalidToken(config: AuthenticateConfig, dpop: DpopConfig): (cause:
     });
 }
 
+/** What a bound token sent as `Bearer` is told, and the reason `svc:auth` publishes, by binding. */
+const BOUND_AS_BEARER: Readonly<Record<Confirmation, { reason: string; description: string }>> = {
+  jkt: {
+    reason: "ERR_DPOP_BOUND",
+    description: "The access token is bound to a DPoP key and is not accepted as a bearer token",
+  },
+  "x5t#S256": {
+    reason: "ERR_CERTIFICATE_BOUND",
+    description: "The access token is bound to a client certificate and is not accepted as a bearer token",
+  },
+  cnf: {
+    reason: "ERR_KEY_BOUND",
+    description: "The access token is bound to a key and is not accepted as a bearer token",
+  },
+};
+
 /**
- * RFC 9449 §7.2: a DPoP-bound token (one with `cnf.jkt`) sent as a Bearer token is refused, or
- * whoever captured it could use it without the key. `invalid_token`, with the DPoP challenge
- * beside, so the client knows the scheme to use.
+ * A bound token sent as `Bearer`: 401 `invalid_token` saying so (the client holds the token and
+ * learns nothing new), with the DPoP challenge beside when DPoP is accepted, so the client knows
+ * the scheme to use.
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.2
  */
-function boundAsBearer(config: AuthenticateConfig): HttpError {
-  const dpop = config.dpop as DpopConfig;
+function boundAsBearer(config: AuthenticateConfig, bound: Confirmation): HttpError {
+  const { realm, dpop } = config;
+  const { reason, description } = BOUND_AS_BEARER[bound];
+  const bearer = challenge("Bearer", { realm, error: "invalid_token", error_description: description });
   return HttpError.unauthorized("The access token is invalid", {
     code: "invalid_token",
-    cause: new InvalidTokenError("ERR_DPOP_BOUND"),
+    cause: new InvalidTokenError(reason),
     headers: {
-      "WWW-Authenticate": `${config.invalidTokenChallenge}, ${challenge("DPoP", { realm: config.realm, algs: dpop.algs })}`,
+      "WWW-Authenticate":
+        dpop === undefined ? bearer : `${bearer}, ${challenge("DPoP", { realm, algs: dpop.algs })}`,
     },
   });
 }

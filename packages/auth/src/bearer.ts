@@ -21,6 +21,7 @@ import {
   kindOf,
 } from "./algorithms.js";
 import { utf8 } from "./bytes.js";
+import { acceptBoundTokensOption } from "./confirmation.js";
 import {
   type DiscoveryOptions,
   discoveredKeySource,
@@ -239,6 +240,16 @@ export interface BearerOptions {
    */
   typ?: string;
   /**
+   * Accept a token bound to a key or a certificate (a `cnf` claim: DPoP's `jkt`, mutual TLS's
+   * `x5t#S256`) when it is sent as `Bearer`, which proves no possession of that key: for a gateway
+   * in front that checked the binding, or while clients move to DPoP (RFC 9449 §7.2). Otherwise
+   * such a token is a 401 `invalid_token`. With `dpop` beside, a `jkt`-bound token sent as `Bearer`
+   * is refused whatever this says (RFC 9449 §7.2: "MUST reject").
+   * @default false
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.2
+   */
+  acceptBoundTokens?: boolean;
+  /**
    * Longest accepted token in characters; a longer one is an invalid token at once, before it is
    * decoded, looked up in the cache or verified (the issuers this serves produce well under 2 KiB).
    * @default 8192
@@ -343,6 +354,11 @@ export interface BearerVerifier {
    * the issuer no longer publishes stops verifying at once rather than after `cacheMaxAge`.
    */
   clearCache(): void;
+  /**
+   * Whether `authenticate` takes a token with a `cnf` claim sent as `Bearer` (the option
+   * `acceptBoundTokens`); a verifier of one's own without it has such tokens refused.
+   */
+  readonly acceptBoundTokens?: boolean;
 }
 
 function defaultPrincipal(payload: JWTPayload): PrincipalInit {
@@ -511,6 +527,7 @@ interface BearerConfig {
 export function createBearerVerifier(options: BearerOptions): BearerVerifier {
   const config = resolveBearerConfig(options);
   const verifier: BearerVerifier & CachedLookup = {
+    acceptBoundTokens: acceptBoundTokensOption(options.acceptBoundTokens),
     verify: (token) => verifyToken(config, token),
     clearCache() {
       config.cache?.clear();
@@ -545,6 +562,7 @@ const BEARER_OPTIONS = Object.keys({
   maxTokenAge: 0,
   requiredClaims: 0,
   typ: 0,
+  acceptBoundTokens: 0,
   maxTokenLength: 0,
   cache: 0,
   principal: 0,

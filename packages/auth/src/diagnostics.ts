@@ -23,8 +23,9 @@ import { parseAuthorization } from "./authorization-header.js";
  *   JWS, too large, repeated, no public `jwk`), `algorithm`, `claims` (`typ`, `htm`, `htu`, `ath`,
  *   `jti`), `expired` or `not-yet-valid` (`iat` out of its window), `signature`, `replayed` (a
  *   `jti` seen before); `nonce`: no current server nonce (`use_dpop_nonce`); `binding`: a token
- *   not bound to the proof's key, one presented as DPoP without `cnf.jkt`, or a bound one
- *   presented as Bearer;
+ *   not bound to the proof's key, one presented as DPoP without `cnf.jkt`;
+ * - `binding` for the Bearer scheme too: a token bound to a key or a certificate (`cnf`) presented
+ *   as Bearer, without `bearer.acceptBoundTokens` (a `jkt` one beside DPoP, with it too);
  * - a guard's 403: `insufficient-scope`;
  * - `keys-unavailable`: the key set (or the issuer's metadata) could not be fetched, a 503: the
  *   token was not judged;
@@ -111,6 +112,8 @@ const TOKEN_REASONS: Readonly<Record<string, AuthRefusal>> = {
   ERR_NO_PRINCIPAL: "claims",
   ERR_PRINCIPAL_REFUSED: "claims",
   ERR_DPOP_BOUND: "binding",
+  ERR_CERTIFICATE_BOUND: "binding",
+  ERR_KEY_BOUND: "binding",
   ERR_DPOP_UNBOUND: "binding",
   ERR_DPOP_KEY_MISMATCH: "binding",
 };

@@ -36,12 +36,13 @@ const jwks = { keys: [{ ...(await exportJWK(issuerKey.publicKey)), kid: "k1", al
 
 /** An access token for `sub`, bound to `keys` (its `cnf.jkt`) unless `keys` is undefined. */
 async function accessToken(keys: KeyPair | undefined, sub = "alice"): Promise<string> {
+  return signed(keys === undefined ? {} : { cnf: { jkt: await calculateThumbprint(keys.publicKey) } }, sub);
+}
+
+/** An access token for `sub` with `claims` besides its scope, signed by the issuer. */
+async function signed(claims: Record<string, unknown>, sub: string): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const claims =
-    keys === undefined
-      ? { scope: "read" }
-      : { scope: "read", cnf: { jkt: await calculateThumbprint(keys.publicKey) } };
-  return new SignJWT(claims)
+  return new SignJWT({ scope: "read", ...claims })
     .setProtectedHeader({ alg: "ES256", kid: "k1" })
     .setSubject(sub)
     .setIssuer(ISSUER)
@@ -56,13 +57,21 @@ const otherClient = await generateKeyPair("Ed25519");
 const psClient = await generateKeyPair("PS256");
 const boundToken = await accessToken(client);
 const unboundToken = await accessToken(undefined, "bob");
+/** Bound to a client certificate (RFC 8705 §3.1: the SHA-256 thumbprint of its DER). */
+const certificateBoundToken = await signed(
+  { cnf: { "x5t#S256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2" } },
+  "carol",
+);
 
 /** The server's clock offset in milliseconds, for the `iat` window rows (the server's `dpop.now`). */
 let skew = 0;
 const NONCE_SECRET = "a nonce secret of at least thirty-two bytes";
 
-/** `full`: a replay store of 20 proofs. */
-type Config = "main" | "nonce" | "required" | "redis" | "full";
+/**
+ * `bearer`: no `dpop`; `accept`: no `dpop`, `bearer.acceptBoundTokens`; `accept-dpop`: both;
+ * `full`: a replay store of 20 proofs.
+ */
+type Config = "main" | "nonce" | "required" | "redis" | "bearer" | "accept" | "accept-dpop" | "full";
 const redisUrl = serviceUrl("REDIS_URL");
 const redisPrefix = uniquePrefix("auth-dpop");
 let redis: Redis | undefined;
@@ -83,10 +92,12 @@ function dpopOptions(config: Config): DpopOptions {
 }
 
 function options(config: Config): AuthenticateOptions {
+  const bearer = { algorithms: ["ES256"], issuer: ISSUER, audience: AUDIENCE, jwks };
+  const acceptBoundTokens = config === "accept" || config === "accept-dpop";
   return {
     realm: "api",
-    bearer: { algorithms: ["ES256"], issuer: ISSUER, audience: AUDIENCE, jwks },
-    dpop: dpopOptions(config),
+    bearer: acceptBoundTokens ? { ...bearer, acceptBoundTokens } : bearer,
+    ...(config === "bearer" || config === "accept" ? {} : { dpop: dpopOptions(config) }),
   };
 }
 
@@ -175,6 +186,10 @@ async function send(url: string, init: { method?: string; headers?: Record<strin
   }
 }
 
+const BOUND_TO_DPOP_KEY = "The access token is bound to a DPoP key and is not accepted as a bearer token";
+const BOUND_TO_CERTIFICATE =
+  "The access token is bound to a client certificate and is not accepted as a bearer token";
+
 const last = (messages: AuthDiagnostic[]) => messages.filter((m) => "request" in m).at(-1);
 
 /** `Authorization: DPoP <token>` with `proof`. */
@@ -216,7 +231,7 @@ for (const framework of ALL) {
   describe(`dpop on ${framework}`, () => {
     const servers = new Map<Config, Listening>();
     beforeAll(async () => {
-      for (const config of ["main", "nonce", "required", "full"] as const)
+      for (const config of ["main", "nonce", "required", "bearer", "accept", "accept-dpop", "full"] as const)
         servers.set(config, await start(framework, config));
       if (redisStore) servers.set("redis", await start(framework, "redis"));
     });
@@ -431,12 +446,70 @@ for (const framework of ALL) {
       const sent = await send(url(), { headers: { Authorization: `Bearer ${boundToken}` } });
       expect(sent.response.status).toBe(401);
       expect(sent.response.headers.get("www-authenticate")).toBe(
-        `Bearer realm="api", error="invalid_token", DPoP realm="api", algs="${ALGS}"`,
+        `Bearer realm="api", error="invalid_token", error_description="${BOUND_TO_DPOP_KEY}", DPoP realm="api", algs="${ALGS}"`,
       );
       expect(last(sent.messages)).toMatchObject({ decision: "refused", scheme: "bearer", reason: "binding" });
       // Once more, now that the token's signature was verified (the verified-token cache path).
       const again = await send(url(), { headers: { Authorization: `Bearer ${boundToken}` } });
       expect(again.response.status).toBe(401);
+    });
+
+    it("a cnf x5t#S256 token as Bearer beside DPoP → 401 invalid_token (binding), DPoP challenge beside", async () => {
+      const sent = await send(url(), { headers: { Authorization: `Bearer ${certificateBoundToken}` } });
+      expect(sent.response.status).toBe(401);
+      expect(sent.response.headers.get("www-authenticate")).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="${BOUND_TO_CERTIFICATE}", DPoP realm="api", algs="${ALGS}"`,
+      );
+      expect(last(sent.messages)).toMatchObject({ decision: "refused", scheme: "bearer", reason: "binding" });
+    });
+
+    it("no dpop: a cnf.jkt token as Bearer → 401 invalid_token (binding), the Bearer challenge saying why", async () => {
+      const sent = await send(url("bearer"), { headers: { Authorization: `Bearer ${boundToken}` } });
+      expect(sent.response.status).toBe(401);
+      expect(sent.response.headers.get("www-authenticate")).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="${BOUND_TO_DPOP_KEY}"`,
+      );
+      expect(last(sent.messages)).toMatchObject({ decision: "refused", scheme: "bearer", reason: "binding" });
+    });
+
+    it("no dpop: a cnf x5t#S256 token as Bearer → 401 invalid_token (binding)", async () => {
+      const sent = await send(url("bearer"), {
+        headers: { Authorization: `Bearer ${certificateBoundToken}` },
+      });
+      expect(sent.response.status).toBe(401);
+      expect(sent.response.headers.get("www-authenticate")).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="${BOUND_TO_CERTIFICATE}"`,
+      );
+      expect(last(sent.messages)).toMatchObject({ decision: "refused", scheme: "bearer", reason: "binding" });
+    });
+
+    it("no dpop: an unbound token as Bearer → 200", async () => {
+      await accepted(
+        await send(url("bearer"), { headers: { Authorization: `Bearer ${unboundToken}` } }),
+        "bob",
+        "bearer",
+      );
+    });
+
+    it("bearer.acceptBoundTokens, no dpop: cnf.jkt and cnf x5t#S256 tokens as Bearer → 200", async () => {
+      const bound = await send(url("accept"), { headers: { Authorization: `Bearer ${boundToken}` } });
+      await accepted(bound, "alice", "bearer");
+      const cert = await send(url("accept"), {
+        headers: { Authorization: `Bearer ${certificateBoundToken}` },
+      });
+      await accepted(cert, "carol", "bearer");
+    });
+
+    it("bearer.acceptBoundTokens beside dpop: cnf.jkt as Bearer → 401 still, x5t#S256 → 200, DPoP → 200", async () => {
+      const sent = await send(url("accept-dpop"), { headers: { Authorization: `Bearer ${boundToken}` } });
+      expect(sent.response.status).toBe(401);
+      expect(last(sent.messages)).toMatchObject({ decision: "refused", scheme: "bearer", reason: "binding" });
+      const cert = await send(url("accept-dpop"), {
+        headers: { Authorization: `Bearer ${certificateBoundToken}` },
+      });
+      await accepted(cert, "carol", "bearer");
+      const proof = await generateProof(client, url("accept-dpop"), "GET", undefined, boundToken);
+      await accepted(await send(url("accept-dpop"), { headers: dpop(boundToken, proof) }));
     });
 
     it("replayStore memoryNonceStore({ max: 20 }): P, then 25 other proofs → 19 × 200, 6 × 503; P again → 401 replayed", async () => {

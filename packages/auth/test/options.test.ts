@@ -264,6 +264,11 @@ const cases: [string, () => unknown, string][] = [
     bearer({ ...ok, typ }),
     "ERR_SVC_AUTH_BEARER_TYP",
   ]),
+  [
+    'bearer.acceptBoundTokens "yes"',
+    bearer({ ...ok, acceptBoundTokens: "yes" }),
+    "ERR_SVC_AUTH_BEARER_ACCEPT_BOUND_TOKENS",
+  ],
   // authenticate
   ["authenticate()", () => authenticate(undefined as never), "ERR_SVC_AUTH_OPTIONS"],
   ["authenticate without a scheme", () => authenticate({ realm: "r" }), "ERR_SVC_AUTH_OPTIONS"],
@@ -468,6 +473,13 @@ describe("unknown option names: refused at every level, with a did-you-mean", ()
       "cacheMaxAge",
       1000,
       (n, v) => createBearerVerifier({ jwksUri, algorithms: ["ES256"], jwksOptions: { [n]: v } } as never),
+    ],
+    [
+      "bearer.",
+      "acceptBoundToken",
+      "acceptBoundTokens",
+      true,
+      (n, v) => authenticate({ realm: "r", bearer: { ...ok, [n]: v } } as never),
     ],
     // A local key source takes no JWKS settings, but a misspelling there is still one.
     [
