@@ -200,7 +200,10 @@ describe("errorPlugin keeps Fastify's own log line of each 4xx", () => {
     await Promise.all(opened.splice(0).map((app) => app.close()));
   });
 
-  async function logged(options: { disableRequestLogging?: boolean } = {}) {
+  async function logged(
+    options: { disableRequestLogging?: boolean } = {},
+    plugin: Parameters<typeof errorPlugin>[1] = {},
+  ) {
     const stream = new PassThrough();
     const lines: Record<string, unknown>[] = [];
     stream.on("data", (chunk: Buffer) => {
@@ -208,7 +211,7 @@ describe("errorPlugin keeps Fastify's own log line of each 4xx", () => {
     });
     const app = Fastify({ logger: { level: "info", stream }, ...options });
     opened.push(app);
-    await app.register(errorPlugin);
+    await app.register(errorPlugin, plugin);
     app.get("/401", async () => {
       throw refusal();
     });
@@ -235,5 +238,34 @@ describe("errorPlugin keeps Fastify's own log line of each 4xx", () => {
   it("disableRequestLogging: true → no line for the 4xx", async () => {
     const lines = await logged({ disableRequestLogging: true });
     expect(lines.filter((line) => line.msg === "The access token is invalid")).toEqual([]);
+  });
+
+  it("logger: one without info → no line for the 4xx anywhere; the 500's error line on it", async () => {
+    const mine: [string, Record<string, unknown>, string | undefined][] = [];
+    const lines = await logged(
+      {},
+      {
+        logger: {
+          error: (obj: object, msg?: string) =>
+            void mine.push(["error", obj as Record<string, unknown>, msg]),
+        },
+      },
+    );
+    expect(lines.filter((line) => line.msg === "The access token is invalid")).toEqual([]);
+    expect(mine.map(([level, entry, msg]) => [level, entry.status, msg])).toEqual([
+      ["error", 500, "request failed"],
+    ]);
+  });
+
+  it("logger: one with info → the 4xx's info line on it, not Fastify's", async () => {
+    const mine: [string, Record<string, unknown>, string | undefined][] = [];
+    const push = (level: string) => (obj: object, msg?: string) =>
+      void mine.push([level, obj as Record<string, unknown>, msg]);
+    const lines = await logged({}, { logger: { error: push("error"), info: push("info") } });
+    expect(lines.filter((line) => line.msg === "The access token is invalid")).toEqual([]);
+    expect(mine.map(([level, entry, msg]) => [level, entry.status, msg])).toEqual([
+      ["info", 401, "The access token is invalid"],
+      ["error", 500, "request failed"],
+    ]);
   });
 });

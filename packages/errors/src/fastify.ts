@@ -163,12 +163,18 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
       return undefined;
     }
     const { value, logs, error } = errorValue(err, view, config, context);
-    // A 4xx gets Fastify's own line, not the core's: the one its default error handler writes.
-    writeErrorLogs(
-      logger,
-      logs.filter((log) => log.level !== "info"),
-    );
-    if (error.status < 500) fastifyRefusalLog(err, request, reply, error.status);
+    if (config.logger !== undefined) {
+      // The application's logger gets every line, as on the other frameworks: a 4xx's `info`
+      // line only when it has `info`, so one without it keeps 4xx out of the log.
+      writeErrorLogs(logger, logs);
+    } else {
+      // A 4xx gets Fastify's own line, not the core's: the one its default error handler writes.
+      writeErrorLogs(
+        logger,
+        logs.filter((log) => log.level !== "info"),
+      );
+      if (error.status < 500) fastifyRefusalLog(err, request, reply, error.status);
+    }
     settleUnreadBody(request.raw, reply.raw, config.unreadBody);
     return sendValue(reply, value, request.method.toUpperCase());
   };
