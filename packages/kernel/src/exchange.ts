@@ -30,6 +30,22 @@ const KEY_ID_MAX = 128;
 const KEY_ISSUER_MAX = 256;
 
 /**
+ * The issuer read last and its part of a key: a service trusts a few issuers, and its requests
+ * name the same one again and again, so the encoding is made once, not per request.
+ */
+let lastIssuer: string | undefined;
+let lastIssuerPart = "";
+
+function issuerPart(issuer: string): string {
+  if (issuer === lastIssuer) return lastIssuerPart;
+  const encoded = encodeURIComponent(issuer);
+  const part = `@${encoded.length > KEY_ISSUER_MAX ? `$${digest("sha256", issuer, "base64url")}` : encoded} `;
+  lastIssuer = issuer;
+  lastIssuerPart = part;
+  return part;
+}
+
+/**
  * The one key of a principal, for everything kept per principal (the limiter's default key, the
  * `Idempotency-Key` scope, an application's owner column) and for comparing two principals: two
  * principals have the same key exactly when they have the same issuer and the same id.
@@ -53,9 +69,7 @@ export function principalKey(principal: Principal): string {
   const issuer = principal.issuer;
   const bounded = id.length > KEY_ID_MAX || id.startsWith("#") ? `#${digest("sha256", id, "base64url")}` : id;
   if (issuer === undefined) return id.startsWith("@") || bounded !== id ? `@${bounded}` : id;
-  const encoded = encodeURIComponent(issuer);
-  const space = encoded.length > KEY_ISSUER_MAX ? `$${digest("sha256", issuer, "base64url")}` : encoded;
-  return `@${space} ${bounded}`;
+  return `${issuerPart(issuer)}${bounded}`;
 }
 
 /**
