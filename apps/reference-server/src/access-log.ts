@@ -94,11 +94,25 @@ const ACCESS_LINE_REDACTION = {
   censor: pinoRedaction.censor,
 };
 
+/**
+ * The most characters of a request target a log line carries (then `…`), and of its `User-Agent`:
+ * a client decides both, up to Node's 16 KB header limit, and each request's line must stay
+ * small whatever it sends (one 8,000-digit `/v…` prefix made each line 8 KB).
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Logging_Cheat_Sheet.html
+ */
+export const MAX_LOGGED_URL = 1024;
+const MAX_LOGGED_AGENT = 256;
+
+/** `text` cut to `max` characters, `…` marking the cut; `undefined` stays so. */
+export function clipped(text: string | undefined, max: number): string | undefined {
+  return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
 /** What a log line says about the request. `url` and the headers pass through the logger's redaction. */
 function requestSummary(req: Tracked) {
   return {
     method: req.method,
-    url: req.originalUrl ?? req.url,
+    url: clipped(req.originalUrl ?? req.url, MAX_LOGGED_URL),
     headers: req.headers,
     remoteAddress: req.socket?.remoteAddress,
     remotePort: req.socket?.remotePort,
@@ -113,7 +127,9 @@ function requestSummary(req: Tracked) {
  * (`ratelimit:allowed auth:refused:expired`) and `traceId`, the W3C trace the request's server
  * span belongs to (the caller's, when it sent a `traceparent`). A credential in the URL (`access_token=`) is
  * censored by the logger's redaction (`pinoRedaction` from @svc/auth); request headers are not
- * part of the line.
+ * part of the line. The URL is cut at 1,024 characters and the user agent at 256, so a line stays
+ * small whatever the client sends. It is the only line of a 4xx: the error record logs 5xx only
+ * ({@link faultLogger}).
  *
  * `req.log` / `res.log` are the request's own logger (for handlers and error handlers), a child
  * carrying the correlation id and the request with its headers (credentials censored by the same
@@ -199,11 +215,11 @@ export function accessLines(
       {
         correlationId: correlationIdOf(this),
         method: req.method,
-        url: req.originalUrl ?? req.url,
+        url: clipped(req.originalUrl ?? req.url, MAX_LOGGED_URL),
         statusCode: this.statusCode,
         responseTime: Math.round(performance.now() - (req[START] ?? 0)),
         remoteAddress: req.socket?.remoteAddress,
-        userAgent: req.headers["user-agent"],
+        userAgent: clipped(req.headers["user-agent"], MAX_LOGGED_AGENT),
         principal: exchangeIfAny(req)?.authentication?.principal?.id,
         decisions: telemetry?.decisionsOf(req)?.join(" "),
         traceId: telemetry?.traceOf(req),
@@ -211,4 +227,25 @@ export function accessLines(
       failed ? "request errored" : completed ? "request completed" : "request aborted",
     );
   }
+}
+
+/**
+ * The error record's logger (`errorHandler`'s `logger` option on either framework): the line of
+ * each 5xx, with the exception and its stack, and nothing for a 4xx. A 4xx is the client's, said
+ * once in its access line; the record's own `info` line said it again, with a stack and the
+ * client's message. Its `path` is cut as the access line's URL is.
+ *
+ * @example errorHandler({ logger: faultLogger(logger) })
+ */
+export function faultLogger(logger: Logger): { error(obj: object, msg?: string): void } {
+  return {
+    error(obj, msg) {
+      const path = (obj as { path?: unknown }).path;
+      const entry =
+        typeof path === "string" && path.length > MAX_LOGGED_URL
+          ? { ...obj, path: clipped(path, MAX_LOGGED_URL) }
+          : obj;
+      logger.error(entry, msg);
+    },
+  };
 }

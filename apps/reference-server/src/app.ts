@@ -7,7 +7,7 @@ import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
-import { accessLog } from "./access-log.js";
+import { accessLog, faultLogger } from "./access-log.js";
 import type { Config } from "./config.js";
 import { fromDatabaseError } from "./errors.js";
 import { type Svc, servicePipeline } from "./pipeline.js";
@@ -119,25 +119,40 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // endpoints, the response pipeline's decisions before routing (the version, a `/v<N>` prefix
   // stripped; the 406 of a write no representation could answer), the operational routes and the one-way operations'
   // collections (each router entered only for its own paths, which it answers), then the resource
-  // API's authentication and rate limit. The body is read later, inside each write route after its
-  // permission check (see mountResourceApi). The errors of the middleware in front of a SOAP
-  // endpoint are faults by the error handler at the end (SOAP_FAULTS).
+  // API's authentication and rate limit, then the refusal of those decisions: a version the API
+  // does not have spends the client's budget like any other request. The body is read later,
+  // inside each write route after its permission check (see mountResourceApi). The errors of the
+  // middleware in front of a SOAP endpoint are faults by the error handler at the end (SOAP_FAULTS).
   app.use(
     chain(
       ...everyRequest(app, config, deps.logger, deps.telemetry),
       only(SOAP_PATHS, soap.endpoints),
-      parts.svc.prepare as RequestHandler,
+      decided(parts.svc),
       only(OPS_PATHS, opsRouter(parts)),
       only(SOAP_COLLECTION_PATHS, soap.collections),
       authentication(parts.security) as RequestHandler,
       parts.limiter as RequestHandler,
+      parts.svc.prepare as RequestHandler,
     ),
   );
   mountExpressApi(app, parts);
   app.use(notFound());
   app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromDatabaseError(err)));
-  app.use(errorHandler({ renderers: [SOAP_FAULTS] }));
+  app.use(errorHandler({ renderers: [SOAP_FAULTS], logger: faultLogger(deps.logger) }));
   return app;
+}
+
+/**
+ * The pipeline's decisions before routing (the version, its `/v<N>` prefix stripped, and its
+ * fields on the response), without their refusal: `svc.prepare` mounted again behind the rate
+ * limit answers it, from the same decision. A made-up version is then a request the limiter
+ * counts and refuses like any other, not a free 404 (OWASP API4:2023).
+ * @see https://owasp.org/API-Security/editions/2023/en/0xa4-unrestricted-resource-consumption/
+ */
+function decided(svc: Svc): RequestHandler {
+  return function versionDecided(req, res, next) {
+    svc.prepare(req, res, () => next());
+  };
 }
 
 /** Resolves what several steps share: the guarded security, the body parser, the rate limit. */
@@ -204,6 +219,9 @@ function everyRequest(
 function opsRouter(parts: AppParts): express.Router {
   const { security, body, limiter, svc } = parts;
   const ops = express.Router(ROUTING);
+  // The operational routes are outside the rate limit: the decisions' refusal (a write's 406)
+  // answers here, first.
+  ops.use(svc.prepare as RequestHandler);
   for (const route of opsRoutes(security, parts.deps, parts.listed)) {
     const handle = route.handle;
     ops.get(

@@ -7,6 +7,7 @@ import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
 import {
   compileTrust,
+  exchangeIfAny,
   type HandlerContext,
   HttpError,
   malformedEscape,
@@ -36,7 +37,7 @@ import Fastify, {
   type RouteHandlerMethod,
 } from "fastify";
 import type { Logger } from "pino";
-import { accessLines, lazyLogger } from "./access-log.js";
+import { accessLines, faultLogger, lazyLogger } from "./access-log.js";
 import type { Config } from "./config.js";
 import { fromDatabaseError } from "./errors.js";
 import { linksOn } from "./links.js";
@@ -118,7 +119,7 @@ export function createFastifyApp(
   const security = guardBasic(deps.security, config, stores.rateLimit, logger);
   const svc = fastifyAdapter(pipeline());
   const trust = compileTrust(config.trustProxy);
-  const errors = fastifyErrorHandler({ renderers: [SOAP_FAULTS] });
+  const errors = fastifyErrorHandler({ renderers: [SOAP_FAULTS], logger: faultLogger(logger) });
   const everyRequest = rootSteps(config, deps);
   // One limiter for the resource API, `POST /auth/token` and the SOAP endpoints, as on Express:
   // they spend one budget per client. Per principal when authenticated, else per client IP.
@@ -191,8 +192,10 @@ export function createFastifyApp(
 
   app.register(soapContext(config, deps, security, limiter));
   app.register(async (main) => {
-    // The version and a write's 406, decided once per request before any route runs.
-    await main.register(svc.plugin);
+    // The version and a write's 406 are decided once per request, in `rewriteUrl`, before any
+    // route runs; the version's fields go on every response here, and the refusal is answered in
+    // each context by the pipeline's plugin: behind the rate limit in the resource API's.
+    main.addHook("onRequest", versionFields);
     // No body is read unless the route is a write; then after its permission check.
     readBodies(main, config);
     await main.register(opsContext(deps, security, svc, limiter));
@@ -269,6 +272,17 @@ function rootSteps(config: Config, deps: AppDeps) {
       done();
     },
   };
+}
+
+/**
+ * The fields of the request's version decision (`API-Supported-Versions`, a deprecated version's
+ * `Deprecation` and `Sunset`, and the `Vary` it depended on) on its reply, set before anything can
+ * answer: a 401 or 429 in front of the version's refusal carries them too.
+ */
+function versionFields(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  const version = exchangeIfAny(request.raw)?.version;
+  if (version !== undefined) setReplyPassage(reply, version);
+  done();
 }
 
 /**
@@ -487,6 +501,8 @@ function fastifyRoutes(
  */
 function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, limiter: onRequestHookHandler) {
   return async (ops: FastifyInstance) => {
+    // Outside the rate limit: the decisions' refusal (a write's 406) answers first.
+    await ops.register(svc.plugin);
     for (const route of opsRoutes(security, deps, collectionsOf(deps.background).listed)) {
       const handle = route.handle;
       ops.route({
@@ -532,6 +548,9 @@ function apiContext(
     await api.register(auth, authenticationOptions(security));
     api.addHook("onRequest", principalStep);
     api.addHook("onRequest", limiter);
+    // The decisions' refusal behind the rate limit: a made-up version is a request the limiter
+    // counts and refuses like any other, not a free 404 (OWASP API4:2023).
+    await api.register(svc.plugin);
     const { stores, logger, db } = deps;
     const leaseMs = config.idempotencyLeaseSeconds * 1000;
     const keys = writeKeys((required) =>
