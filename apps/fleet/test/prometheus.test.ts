@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
+import { freePort } from "@svc/test-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../src/build.js";
 import { type Fleet, startFleet } from "../src/fleet.js";
@@ -47,6 +48,9 @@ describe.skipIf(!available)("a fleet of three instances scraped by Prometheus", 
 
   beforeAll(async () => {
     ensureBuilt();
+    // Each instance serves its metrics on a listener of its own (METRICS_PORT, loopback), never
+    // on the API's port that nginx forwards to.
+    const metricsPorts = [await freePort(), await freePort(), await freePort()];
     fleet = await startFleet({
       databaseUrl: services?.databaseUrl ?? "",
       redisUrl: services?.redisUrl ?? "",
@@ -57,9 +61,10 @@ describe.skipIf(!available)("a fleet of three instances scraped by Prometheus", 
         DEMO_USERS: "idem:idem:admin",
         TELEMETRY: "on",
       },
+      instanceEnv: (i) => ({ METRICS_PORT: String(metricsPorts[i]) }),
     });
     proxyUrl = fleet.proxy?.url ?? "";
-    prometheus = await startPrometheus(fleet.instances.map((i) => `127.0.0.1:${i.port}`));
+    prometheus = await startPrometheus(metricsPorts.map((port) => `127.0.0.1:${port}`));
   }, 180_000);
 
   afterAll(async () => {

@@ -64,10 +64,19 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /**
    * Whether the packages' decisions are recorded (`TELEMETRY`, `on` or `off`): OpenTelemetry
-   * metrics served on `GET /metrics` in the Prometheus text format, and each request's decisions
-   * and principal in its access line. Off, no package builds a decision message.
+   * metrics, served in the Prometheus text format on the metrics' listener ({@link Config.metrics}),
+   * and each request's decisions and principal in its access line. Off, no package builds a
+   * decision message.
    */
   telemetry: boolean;
+  /**
+   * Where `GET /metrics` is served (`METRICS_PORT`, `METRICS_HOST`): a listener of its own, never
+   * the API's, on the loopback interface unless `METRICS_HOST` names another; `undefined` when
+   * `METRICS_PORT` is unset, and then no listener serves the metrics. What they show (refusals by
+   * reason, versions, error codes) is the operator's, and a scrape costs the event loop the API
+   * runs on: a client must not reach it where it reaches the API.
+   */
+  metrics: { port: number; host: string } | undefined;
   demoUsers: DemoUser[];
   /** PEM of the token signing key (`JWT_PRIVATE_KEY`, a file path); generated at start-up when absent. */
   jwtPrivateKey: string | undefined;
@@ -342,6 +351,33 @@ function applySchema(database: Config["database"], schema: string | undefined, p
   else database.schema = schema;
 }
 
+/** A host name or address to listen on (`HOST`, `METRICS_HOST`). */
+const hostName = (name: string) => z.string().regex(/^[\w.:-]+$/, `${name} must be a host name or address`);
+
+/**
+ * `METRICS_PORT` and `METRICS_HOST` (loopback by default): the metrics' own listener, which
+ * needs `TELEMETRY=on` (nothing is recorded otherwise) and a port of its own.
+ */
+function readMetrics(
+  read: ReturnType<typeof reader>,
+  env: Readonly<Record<string, string | undefined>>,
+  telemetry: boolean,
+  api: { port: number; host: string },
+  problems: string[],
+): Config["metrics"] {
+  const host = read("METRICS_HOST", hostName("METRICS_HOST"), "127.0.0.1");
+  if (optional(env.METRICS_PORT) === undefined) {
+    if (optional(env.METRICS_HOST) !== undefined)
+      problems.push("METRICS_HOST needs METRICS_PORT: the metrics are served only on a port of their own");
+    return undefined;
+  }
+  const port = read("METRICS_PORT", intIn("METRICS_PORT", 0, 65535), 0);
+  if (!telemetry) problems.push("METRICS_PORT needs TELEMETRY=on: with telemetry off nothing is recorded");
+  if (port !== 0 && port === api.port && host === api.host)
+    problems.push(`METRICS_PORT must differ from PORT (${port}): the metrics have a listener of their own`);
+  return { port, host };
+}
+
 /** `TLS_CERT` and `TLS_KEY`: both or neither, each an existing PEM file. */
 function readTls(
   certPath: string | undefined,
@@ -430,11 +466,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   // "Production", must not fall back to the development defaults (the well-known demo passwords).
   const production = optional(env.NODE_ENV)?.toLowerCase() === "production";
   const port = read("PORT", intIn("PORT", 0, 65535), 3000);
-  const host = read(
-    "HOST",
-    z.string().regex(/^[\w.:-]+$/, "HOST must be a host name or address"),
-    "127.0.0.1",
-  );
+  const host = read("HOST", hostName("HOST"), "127.0.0.1");
   const database = parseDatabase(optional(env.DATABASE_URL), problems);
   applySchema(database, optional(env.DATABASE_SCHEMA), problems);
   const redisUrl = read(
@@ -490,6 +522,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   );
   const telemetry =
     read("TELEMETRY", z.enum(["on", "off"], { error: "TELEMETRY must be on or off" }), "on") === "on";
+  const metrics = readMetrics(read, env, telemetry, { port, host }, problems);
   const tls = readTls(optional(env.TLS_CERT), optional(env.TLS_KEY), problems);
   const jwtPrivateKey = readJwtPrivateKey(optional(env.JWT_PRIVATE_KEY), problems);
   const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
@@ -510,6 +543,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tls,
     logLevel,
     telemetry,
+    metrics,
     demoUsers,
     jwtPrivateKey,
     shutdownGraceSeconds,

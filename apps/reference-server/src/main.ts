@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     "",
     `  @svc reference service listening on ${service.url} (${config.framework === "fastify" ? "Fastify" : "Express"})`,
     `  API docs:      ${service.url}/docs   (OpenAPI: ${service.url}/openapi.json)`,
+    `  Metrics:       ${service.metricsUrl ?? "not served (set METRICS_PORT for a listener of their own)"}`,
     `  Database:      ${config.database.kind === "sqlite" ? config.database.filename : "PostgreSQL"}`,
     config.demoUsers.length > 0
       ? `  Demo users:    ${config.demoUsers.map((u) => `${u.username}/${u.password} (${u.role})`).join(", ")}`

@@ -1154,25 +1154,6 @@ const OTHER_PATHS: Record<string, Json> = {
       },
     },
   },
-  "/metrics": {
-    get: {
-      tags: ["operations"],
-      operationId: "getMetrics",
-      summary: "Metrics of the packages' decisions, for Prometheus",
-      description:
-        "Every decision of the @svc packages as OpenTelemetry metrics (`@svc/otel`: 429s, authentication refusals by reason, idempotent replays, 304/412/428, 406/415, versions, SOAP faults, error records, store call durations) in the Prometheus text exposition format 0.0.4. Never cached. 404 when the server runs with `TELEMETRY=off`.",
-      ...PUBLIC,
-      responses: {
-        "200": {
-          description: "The metrics now",
-          headers: { ETag: header("ETag"), ...CORRELATION },
-          content: { "text/plain": { schema: { type: "string" } } },
-        },
-        "404": response("NotFound"),
-        ...ANY,
-      },
-    },
-  },
   "/openapi.json": {
     get: {
       tags: ["operations"],

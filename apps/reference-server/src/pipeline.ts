@@ -31,7 +31,7 @@ const pageCsv: Representation = {
 };
 
 /** Requests and routes outside the resource API: no version, no authentication. */
-export const NEUTRAL = ["/health", "/ready", "/metrics", "/openapi.json", "/docs", "/.well-known", "/auth"];
+export const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
 
 /**
  * The one response pipeline of every route but the SOAP endpoints: the version before routing

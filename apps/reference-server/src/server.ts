@@ -23,6 +23,7 @@ import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
 import { fromDatabaseError } from "./errors.js";
 import { createFastifyApp } from "./fastify-app.js";
+import { metricsServer } from "./metrics-listener.js";
 import {
   Background,
   resumeTransfers,
@@ -42,6 +43,8 @@ export interface Service {
   server: Server;
   /** `http(s)://host:port` */
   url: string;
+  /** `http://host:port/metrics` on the metrics' own listener (`METRICS_PORT`); none without one. */
+  metricsUrl: string | undefined;
   db: Db;
   logger: Logger;
   /** Graceful shutdown: stop accepting, finish in-flight requests and background work, close pools. */
@@ -121,16 +124,20 @@ async function openDatabase(config: Config, logger: Logger, deadline: number): P
   }
 }
 
-/** Listens on the configured host and port; the service's `http(s)://host:port`. */
-async function listen(server: Server, config: Config): Promise<string> {
+/** Listens on `where`'s host and port; the listener's `scheme://host:port`. */
+async function listen(
+  server: Server,
+  where: { port: number; host: string },
+  scheme: string,
+): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
+    server.listen(where.port, where.host, () => resolve());
   });
   const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  return `${config.tls ? "https" : "http"}://${host}:${port}`;
+  const port = typeof address === "object" && address ? address.port : where.port;
+  const host = where.host.includes(":") ? `[${where.host}]` : where.host;
+  return `${scheme}://${host}:${port}`;
 }
 
 /**
@@ -245,22 +252,41 @@ export async function startService(
   // Keep-alive sockets must not outlive a shutdown by more than a few seconds.
   server.keepAliveTimeout = 5000;
   const drain = shutdownDrain(server);
-  const url = await listen(server, config);
+  const url = await listen(server, config, config.tls ? "https" : "http");
+  // The metrics on a listener of their own (loopback unless METRICS_HOST says otherwise), never
+  // the API's: see Config.metrics.
+  const metrics = telemetry && config.metrics ? metricsServer(telemetry, logger) : undefined;
+  let metricsUrl: string | undefined;
+  if (metrics !== undefined && config.metrics !== undefined) {
+    try {
+      metricsUrl = `${await listen(metrics, config.metrics, "http")}/metrics`;
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+  }
   // Transfers whose retries ran out while the database was unreachable run again without a restart.
   const stopSweep = startTransferSweep(db, background, options.transferSweep ?? TRANSFER_SWEEP);
   let closing: Promise<void> | undefined;
   return {
     server,
     url,
+    metricsUrl,
     db,
     logger,
     close() {
       closing ??= (async () => {
+        const metricsClosed = new Promise<void>((resolve) => {
+          if (metrics === undefined) return resolve();
+          metrics.close(() => resolve());
+          metrics.closeAllConnections();
+        });
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           drain.start();
           server.closeIdleConnections();
         });
+        await metricsClosed;
         await fastify?.close();
         stopSweep();
         await background.drain();

@@ -60,7 +60,10 @@ export interface AppDeps {
   background: Background;
   security: Security;
   stores: Stores;
-  /** The packages' decisions as metrics and per request (`TELEMETRY=on`); absent when off. */
+  /**
+   * The packages' decisions as metrics (served on the metrics' own listener, `METRICS_PORT`) and
+   * per request (`TELEMETRY=on`); absent when off.
+   */
   telemetry?: Telemetry | undefined;
 }
 
@@ -69,7 +72,6 @@ const READ_ONLY = ["GET", "HEAD", "OPTIONS"];
 export const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["/health", READ_ONLY],
   ["/ready", READ_ONLY],
-  ["/metrics", READ_ONLY],
   ["/openapi.json", READ_ONLY],
   ["/docs", READ_ONLY],
   ["/docs/init.js", READ_ONLY],
@@ -77,15 +79,7 @@ export const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = 
   ["/auth/token", ["POST", "OPTIONS"]],
 ];
 /** Path prefixes (lower case) of the operational endpoints and of the SOAP router's routes. */
-export const OPS_PATHS = [
-  "/health",
-  "/ready",
-  "/metrics",
-  "/openapi.json",
-  "/docs",
-  "/.well-known/",
-  "/auth/",
-];
+export const OPS_PATHS = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known/", "/auth/"];
 export const SOAP_PATHS = ["/ws/"];
 export const SOAP_COLLECTION_PATHS = ["/events", "/notifications"];
 
@@ -197,7 +191,6 @@ export function corsOptions(config: Config): CrossOriginOptions | undefined {
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
-const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** The media type of each kind of file Swagger UI's directory holds. */
 const ASSET_TYPES: Readonly<Record<string, string>> = {
@@ -258,7 +251,6 @@ export function opsRoutes(security: Security, deps: AppDeps, listed: CrudResourc
   return [
     { path: "/health", handle: () => asJson({ status: "UP" }, noStore) },
     { path: "/ready", handle: readiness(deps) },
-    { path: "/metrics", handle: metrics(deps.telemetry) },
     { path: "/openapi.json", handle: () => reply.bytes(document, JSON_TYPE, fiveMinutes) },
     { path: "/docs", handle: () => reply.bytes(page, "text/html; charset=utf-8") },
     { path: "/docs/init.js", handle: () => reply.bytes(init, "text/javascript; charset=utf-8") },
@@ -293,21 +285,6 @@ export function issueToken(security: Security): (principal: Principal | undefine
     const token = await security.issuer.issue(principal);
     // RFC 6749 §5.1: token responses are never cached.
     return asJson(token, { headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
-  };
-}
-
-/**
- * The packages' decisions as OpenTelemetry metrics, in the Prometheus text exposition format 0.0.4
- * (what Prometheus scrapes); never cached. With telemetry off there is nothing to serve: 404.
- * @see https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format
- */
-function metrics(telemetry: Telemetry | undefined): () => Promise<Reply> {
-  return async () => {
-    if (telemetry === undefined) throw HttpError.notFound("Metrics are off (TELEMETRY=off)");
-    const text = await telemetry.metricsText();
-    return reply.bytes(Buffer.from(text, "utf8"), PROMETHEUS_TYPE, {
-      headers: { "Cache-Control": "no-store" },
-    });
   };
 }
 

@@ -27,8 +27,8 @@ const MAX_DECISIONS = 16;
 
 /**
  * What the service tells its operator beyond its log lines: every decision of the packages as
- * OpenTelemetry metrics (`@svc/otel`), served in the Prometheus text format on `GET /metrics`,
- * and the decisions each request met, for its access line.
+ * OpenTelemetry metrics (`@svc/otel`), served in the Prometheus text format on `GET /metrics` of
+ * the metrics' own listener (`METRICS_PORT`), and the decisions each request met, for its access line.
  */
 export interface Telemetry {
   /** The metrics now, in the Prometheus text exposition format 0.0.4. */
@@ -95,7 +95,7 @@ function decisionWord(pkg: string, message: DecisionMessage & Record<string, unk
 
 /**
  * Starts the service's telemetry: a meter provider read by a Prometheus exporter that serves no
- * port of its own (the service's `/metrics` route serialises it), a server span per request that
+ * port of its own (the metrics' listener serialises it, metrics-listener.ts), a server span per request that
  * continues the caller's trace, `@svc/otel` over every package's channel, and a listener that
  * keeps each request's decisions for its access line.
  *

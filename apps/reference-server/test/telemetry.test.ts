@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { ADMIN, frameworkEnv, type Started, sqlite, watchResponses } from "./harness.js";
+import { ADMIN, frameworkEnv, problemsOf, type Started, sqlite, watchResponses } from "./harness.js";
 
 /** The Accept field Prometheus 3 sends when it scrapes. */
 const PROMETHEUS_ACCEPT =
@@ -35,10 +35,21 @@ function promtool(): string | undefined {
   return undefined;
 }
 
+/** The metrics' own listener's URL of a started service. */
+function metricsUrlOf(started: Started): string {
+  const url = started.service.metricsUrl;
+  if (url === undefined) throw new Error("the service has no metrics listener");
+  return url;
+}
+
 describe("telemetry: GET /metrics and the access line show what the packages decided", () => {
   let started: Started;
   beforeAll(async () => {
-    started = await sqlite.start({ RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "600" });
+    started = await sqlite.start({
+      RATE_LIMIT_MAX: "3",
+      RATE_LIMIT_WINDOW_SECONDS: "600",
+      METRICS_PORT: "0",
+    });
   });
   afterAll(() => started?.stop());
 
@@ -59,7 +70,7 @@ describe("telemetry: GET /metrics and the access line show what the packages dec
     const replay = await post();
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
 
-    const scraped = await fetch(`${url}/metrics`, { headers: { accept: PROMETHEUS_ACCEPT } });
+    const scraped = await fetch(metricsUrlOf(started), { headers: { accept: PROMETHEUS_ACCEPT } });
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     expect(scraped.headers.get("cache-control")).toBe("no-store");
@@ -94,14 +105,91 @@ describe("telemetry: GET /metrics and the access line show what the packages dec
     if (tool) execFileSync(tool, ["check", "metrics"], { input: text, stdio: ["pipe", "pipe", "pipe"] });
   });
 
-  it("with TELEMETRY=off /metrics is the 404 error record", async () => {
-    const off = await sqlite.start({ TELEMETRY: "off" });
-    try {
-      const r = await fetch(`${off.url}/metrics`);
+  it.each([
+    ["POST /metrics → 405 with Allow", "/metrics", "POST", 405],
+    ["GET /metrics/x → 404", "/metrics/x", "GET", 404],
+    ["GET / → 404", "/", "GET", 404],
+    ["HEAD /metrics → 200, no content", "/metrics", "HEAD", 200],
+  ])("the metrics' listener: %s", async (_, path, method, status) => {
+    const r = await fetch(new URL(path, metricsUrlOf(started)), { method });
+    expect(r.status).toBe(status);
+    if (status === 405) expect(r.headers.get("allow")).toBe("GET, HEAD");
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    if (method === "HEAD") expect(await r.text()).toBe("");
+  });
+});
+
+describe("telemetry: the metrics' listener, from the configuration", () => {
+  it.each([
+    ["unset", {}, undefined],
+    ["METRICS_PORT=9464", { METRICS_PORT: "9464" }, { port: 9464, host: "127.0.0.1" }],
+    [
+      "METRICS_PORT=9464, METRICS_HOST=10.0.0.7",
+      { METRICS_PORT: "9464", METRICS_HOST: "10.0.0.7" },
+      { port: 9464, host: "10.0.0.7" },
+    ],
+  ])("%s → %j", (_, env, metrics) => {
+    expect(loadConfig(env).metrics).toEqual(metrics);
+  });
+
+  it.each([
+    ["METRICS_HOST alone", { METRICS_HOST: "0.0.0.0" }, /METRICS_HOST needs METRICS_PORT/],
+    ["METRICS_PORT with TELEMETRY=off", { METRICS_PORT: "9464", TELEMETRY: "off" }, /needs TELEMETRY=on/],
+    ["METRICS_PORT=PORT", { PORT: "3000", METRICS_PORT: "3000" }, /METRICS_PORT must differ from PORT/],
+    ["METRICS_PORT=99999", { METRICS_PORT: "99999" }, /METRICS_PORT must be a whole number from 0 to 65535/],
+    ["METRICS_HOST=a b", { METRICS_PORT: "9464", METRICS_HOST: "a b" }, /METRICS_HOST must be a host/],
+  ])("%s → refused", (_, env, problem) => {
+    expect(problemsOf(env).join("\n")).toMatch(problem);
+  });
+});
+
+describe("telemetry: versions a client makes up", () => {
+  let started: Started;
+  beforeAll(async () => {
+    started = await sqlite.start({ METRICS_PORT: "0" });
+  });
+  afterAll(() => started?.stop());
+
+  it('300 × GET /v<8,000 digits>/employees without credentials → one svc_api_version="unsupported" series; version 2 keeps its own', async () => {
+    const scrape = async () => (await fetch(metricsUrlOf(started))).text();
+    const madeUp = async (i: number) => {
+      const r = await fetch(`${started.url}/v${String(i).padStart(8000, "9")}/employees`);
+      expect(r.status).toBe(404);
+      await r.arrayBuffer();
+    };
+    await (await fetch(`${started.url}/v2/employees/1`, { headers: { authorization: ADMIN } })).arrayBuffer();
+    await madeUp(0);
+    const first = await scrape();
+    for (let i = 1; i < 300; i++) await madeUp(i);
+    await (await fetch(`${started.url}/v2/employees/1`, { headers: { authorization: ADMIN } })).arrayBuffer();
+    const after = await scrape();
+    // The first made-up version added its series (a 404, an unsupported version); the next 299
+    // are counts of those series, not series of their own: only some digits more.
+    expect(after.length - first.length).toBeLessThan(256);
+    expect(after.length).toBeLessThan(64 * 1024);
+    expect(Math.max(...after.split("\n").map((line) => line.length))).toBeLessThan(1024);
+    const versions = new Set([...after.matchAll(/svc_api_version="([^"]*)"/g)].map((m) => m[1]));
+    expect([...versions].sort()).toEqual(["2", "unsupported"]);
+    expect(
+      sample(after, "svc_versioning_requests_total", {
+        svc_versioning_result: "unsupported",
+        svc_api_version: "unsupported",
+      }),
+    ).toBe(300);
+    expect(
+      sample(after, "svc_versioning_requests_total", {
+        svc_versioning_result: "chosen",
+        svc_api_version: "2",
+      }),
+    ).toBe(2);
+    expect(after).not.toContain("otel_metric_overflow");
+  });
+
+  it("GET /metrics on the API's listener → the 404 error record, for anyone", async () => {
+    for (const headers of [{}, { authorization: ADMIN }]) {
+      const r = await fetch(`${started.url}/metrics`, { headers });
       expect(r.status).toBe(404);
       expect(await r.json()).toMatchObject({ status: 404, path: "/metrics" });
-    } finally {
-      await off.stop();
     }
   });
 });
@@ -128,7 +216,7 @@ describe("telemetry: the access line", () => {
     await fetch(`${service.url}/employees/1`, {
       headers: { authorization: "Bearer not.a.token", "x-correlation-id": "tel-refused" },
     });
-    // The access lines (a refusal also has its 4xx line, with the error and its cause, before it).
+    // The access lines: a refusal's only line (no line of the error record for a 4xx).
     const entries = lines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.statusCode !== undefined && l.method !== undefined);
