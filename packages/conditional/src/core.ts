@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
+import { refusedOption } from "@svc/kernel/internal";
 import { conditionalChannel, type PreconditionField, publishConditional } from "./diagnostics.js";
 import { isEntityTag, listMatches, parseEtagList, strongMatch } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -73,6 +74,12 @@ function seconds(date: Date | undefined): number | undefined {
  * `ERR_SVC_CONDITIONAL_INVALID_ETAG`) naming it, as {@link checkPreconditions} does, rather than
  * answer a 412 no retry can pass.
  *
+ * Arguments of the wrong kind are refused with a `TypeError` naming them: a `method` that is not
+ * a string (`ERR_SVC_CONDITIONAL_METHOD`); `headers` that are not an object of fields by name
+ * (`ERR_SVC_CONDITIONAL_HEADERS`), a Fetch `Headers` included, whose fields are no properties and
+ * would read as absent; a `current` neither an object nor `undefined`, or whose `lastModified` is
+ * no `Date` (`ERR_SVC_CONDITIONAL_CURRENT`).
+ *
  * @param current the resource's validators, or `undefined` when it does not exist
  * @example evaluatePreconditions("PUT", { "if-match": '"v1"' }, { etag: '"v2"' }) // → 412
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
@@ -82,7 +89,68 @@ export function evaluatePreconditions(
   headers: IncomingHttpHeaders,
   current: CurrentValidators | undefined,
 ): PreconditionOutcome {
+  if (typeof method !== "string")
+    throw refusedOption(
+      "conditional",
+      "method",
+      method,
+      'a string: the request method ("GET", "PUT")',
+      "evaluatePreconditions: method",
+    );
+  checkHeaders(headers, "headers", "evaluatePreconditions: headers");
+  checkValidators(current, "evaluatePreconditions: current");
   return decidePreconditions(method, headers, current).outcome;
+}
+
+/**
+ * Refuses header fields that are not an object of fields by lower-case name: a Fetch `Headers`
+ * (or a `Map`) holds its fields behind `get`, a list (`rawHeaders`) by position, so every
+ * precondition would read as absent and the request go on unchecked.
+ */
+function checkHeaders(headers: unknown, option: string, label: string): void {
+  if (
+    typeof headers !== "object" ||
+    headers === null ||
+    typeof (headers as { get?: unknown }).get === "function" ||
+    Array.isArray(headers)
+  )
+    throw refusedOption(
+      "conditional",
+      option,
+      headers,
+      "an object of header fields by lower-case name (node:http's req.headers), not a Fetch Headers or a list (Object.fromEntries(headers) makes one)",
+      label,
+    );
+}
+
+/**
+ * Refuses current validators of the wrong kind, before any is read (code
+ * `ERR_SVC_CONDITIONAL_CURRENT`; `label` names them): `current` neither an object nor `undefined`
+ * (`null` and a list included: the core's "does not exist" is `undefined`), or a `lastModified`
+ * that is no `Date` (a date string or milliseconds read from a database would otherwise fail
+ * inside `getTime`, uncoded). An `etag` that is no string is no entity-tag
+ * (`ERR_SVC_CONDITIONAL_INVALID_ETAG`). A few `typeof` tests per request, nothing allocated.
+ */
+export function checkValidators(current: unknown, label: string): void {
+  if (current === undefined) return;
+  if (typeof current !== "object" || current === null || Array.isArray(current))
+    throw refusedOption(
+      "conditional",
+      "current",
+      current,
+      "an object of validators ({ etag?, lastModified? }), or undefined when the resource does not exist",
+      label,
+    );
+  const { etag, lastModified } = current as CurrentValidators;
+  if (etag !== undefined && typeof etag !== "string") checkCurrentTag(etag);
+  if (lastModified !== undefined && !(lastModified instanceof Date))
+    throw refusedOption(
+      "conditional",
+      "current",
+      lastModified,
+      "a Date or undefined: when the resource last changed",
+      `${label}.lastModified`,
+    );
 }
 
 /** An outcome of RFC 9110 §13.2.2 and the precondition that decided it (none to go on). */
@@ -185,7 +253,8 @@ export async function validatorsOf(
   headers: IncomingHttpHeaders,
   state: CurrentState | undefined,
 ): Promise<CurrentValidators | undefined> {
-  if (state === undefined || typeof state.etag !== "object") return state as CurrentValidators | undefined;
+  if (state === undefined || typeof state.etag !== "object" || state.etag === null)
+    return state as CurrentValidators | undefined;
   return { lastModified: state.lastModified, etag: await selectedTag(headers, state.etag) };
 }
 
@@ -208,11 +277,15 @@ export function isConditional(headers: IncomingHttpHeaders): boolean {
  * A current `etag` that is no entity-tag (RFC 9110 §8.8.3) throws a `TypeError` (code
  * `ERR_SVC_CONDITIONAL_INVALID_ETAG`) instead: a 412 carrying it names a tag no retry can match.
  *
+ * A `current` neither an object nor `undefined`, or whose `lastModified` is no `Date`, is a
+ * `TypeError` of code `ERR_SVC_CONDITIONAL_CURRENT`.
+ *
  * @param current the current validators, or `undefined` when the resource does not exist (any more)
  * @example throw preconditionFailed({ etag: '"v8"' })
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.13
  */
 export function preconditionFailed(current: CurrentValidators | undefined): HttpError {
+  checkValidators(current, "preconditionFailed: current");
   checkCurrentTag(current?.etag);
   return HttpError.preconditionFailed(
     current === undefined
@@ -258,8 +331,8 @@ export function validatorHeaders(
  * (`validators()` meets such a tag on a reply, set by the handler, instead: it drops it
  * there, with a warning, and tags the body from its bytes.)
  */
-function checkCurrentTag(etag: string | undefined): void {
-  if (etag === undefined || isEntityTag(etag)) return;
+function checkCurrentTag(etag: unknown): void {
+  if (etag === undefined || isEntityTag(etag as string)) return;
   throw Object.assign(
     new TypeError(
       `the current ETag ${JSON.stringify(String(etag).slice(0, 100))} (of current() or the validators given) is not an entity-tag: quote it ("7" or W/"7"), RFC 9110 §8.8.3`,
@@ -275,6 +348,11 @@ function checkCurrentTag(etag: string | undefined): void {
  * function) and its tags computed only when the request carries a precondition. Use it where the
  * middleware {@link preconditions} does not fit, such as inside the transaction of a write, to
  * evaluate the preconditions on the state the write is about to change (§13.1.1).
+ *
+ * A `req` that is no request (not an object, its `headers` no object of fields by name, as a
+ * Fetch `Request`'s are not, or its `method` neither a string nor `undefined`) is refused with a
+ * `TypeError` of code `ERR_SVC_CONDITIONAL_REQ`; a `current` of none of the kinds below, or one
+ * read whose `lastModified` is no `Date`, with `ERR_SVC_CONDITIONAL_CURRENT`.
  *
  * @param current the resource's current state, `undefined`/`null` when it does not exist, or a
  *   function reading it
@@ -299,22 +377,54 @@ export async function checkPreconditions(
     | null
     | (() => CurrentState | undefined | null | Promise<CurrentState | undefined | null>),
 ): Promise<"proceed" | 304> {
-  return checkedPreconditions(req, current, req);
+  if (typeof req !== "object" || req === null)
+    throw refusedOption(
+      "conditional",
+      "req",
+      req,
+      "a request: an object with the header fields as headers (node:http's IncomingMessage, Express's req)",
+      "checkPreconditions: req",
+    );
+  checkHeaders(req.headers, "req", "checkPreconditions: req.headers");
+  if (req.method !== undefined && typeof req.method !== "string")
+    throw refusedOption(
+      "conditional",
+      "req",
+      req.method,
+      "a string or undefined: the request method, undefined for GET",
+      "checkPreconditions: req.method",
+    );
+  if (
+    current !== undefined &&
+    current !== null &&
+    typeof current !== "object" &&
+    typeof current !== "function"
+  )
+    throw refusedOption(
+      "conditional",
+      "current",
+      current,
+      "the current state ({ etag?, lastModified? }), undefined or null when the resource does not exist, or a function returning one",
+      "checkPreconditions: current",
+    );
+  return checkedPreconditions(req, current, req, "checkPreconditions: current");
 }
 
 /**
  * {@link checkPreconditions}, its decision published on `svc:conditional` about `native` (the
- * framework's request).
+ * framework's request); `label` names the current state in the `TypeError` refusing it.
  */
 export async function checkedPreconditions(
   req: Parameters<typeof checkPreconditions>[0],
   current: Parameters<typeof checkPreconditions>[1],
   native: unknown,
+  label: string,
 ): Promise<"proceed" | 304> {
   const method = (req.method ?? "GET").toUpperCase();
   if (!isConditional(req.headers) || WITHOUT_REPRESENTATION.has(method)) return "proceed";
   const state = typeof current === "function" ? await current() : current;
   const validators = await validatorsOf(req.headers, state ?? undefined);
+  checkValidators(validators, label);
   checkCurrentTag(validators?.etag);
   // A date precondition sent on several field lines is a list, to be ignored (RFC 9110 §5.3, §13.1.3, §13.1.4).
   const headers = withDateLists(req);
@@ -342,23 +452,72 @@ export async function checkedPreconditions(
  * ignore an If-Range header field received in a request that does not contain a Range header
  * field"); `ifRange` undefined (no If-Range) holds.
  *
+ * Arguments of the wrong kind are refused with a `TypeError` naming them: an `ifRange` neither a
+ * string, a list of strings nor `undefined` (`ERR_SVC_CONDITIONAL_IF_RANGE`; `null` included), a
+ * `current` neither an object nor `undefined` or whose `lastModified` is no `Date`
+ * (`ERR_SVC_CONDITIONAL_CURRENT`), a `now` that is no valid `Date` (`ERR_SVC_CONDITIONAL_NOW`).
+ *
+ * @param now the message's Date, the current time when `undefined`
  * @example evaluateIfRange(req.headers["if-range"], { etag: '"s1"' }) // → true for '"s1"', false for 'W/"s1"'
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.5
  */
 export function evaluateIfRange(
   ifRange: string | readonly string[] | undefined,
   current: CurrentValidators | undefined,
-  now: Date = new Date(),
+  now?: Date,
 ): boolean {
+  if (typeof ifRange !== "string" && ifRange !== undefined && !isFieldLines(ifRange))
+    throw refusedOption(
+      "conditional",
+      "ifRange",
+      ifRange,
+      "a string, a list of strings (one per field line) or undefined: the If-Range field value, undefined when there is none",
+      "evaluateIfRange: ifRange",
+    );
+  checkValidators(current, "evaluateIfRange: current");
+  checkNow(now, "evaluateIfRange");
   if (ifRange === undefined) return true;
   // Several field lines are a list (RFC 9110 §5.3): no one entity-tag or HTTP-date.
-  if (typeof ifRange !== "string") return ifRange.length === 1 && evaluateIfRange(ifRange[0], current, now);
+  if (typeof ifRange !== "string")
+    return ifRange.length === 1 && ifRangeHolds(ifRange[0] as string, current, now);
+  return ifRangeHolds(ifRange, current, now);
+}
+
+/** Whether `value` is a list of field lines, each a string. */
+function isFieldLines(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const line of value) if (typeof line !== "string") return false;
+  return true;
+}
+
+/**
+ * Refuses a `now` that is no valid `Date` (code `ERR_SVC_CONDITIONAL_NOW`): an `Invalid Date`
+ * would compare false with every date and be sent as `Date: Invalid Date`.
+ */
+export function checkNow(now: unknown, caller: string): void {
+  if (now === undefined || (now instanceof Date && !Number.isNaN(now.getTime()))) return;
+  throw refusedOption(
+    "conditional",
+    "now",
+    now,
+    "a valid Date or undefined: the message's origination time, undefined for the current time",
+    `${caller}: now`,
+  );
+}
+
+/** The If-Range condition of one field value, its arguments checked. */
+function ifRangeHolds(
+  ifRange: string,
+  current: CurrentValidators | undefined,
+  now: Date | undefined,
+): boolean {
   if (current === undefined) return false;
   if (isEntityTag(ifRange)) return current.etag !== undefined && strongMatch(ifRange, current.etag);
   const date = parseHttpDate(ifRange);
   const modified = seconds(current.lastModified);
   if (date === undefined || modified === undefined || date !== modified) return false;
-  return modified < Math.floor(now.getTime() / 1000);
+  // The clock is read only for a date that matched, and no Date is made for it.
+  return modified < Math.floor((now === undefined ? Date.now() : now.getTime()) / 1000);
 }
 
 /** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */

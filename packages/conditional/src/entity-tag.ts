@@ -1,4 +1,5 @@
 import { trimOws } from "@svc/kernel";
+import { refusedOption } from "@svc/kernel/internal";
 import { isOws } from "./ows.js";
 
 /** One entity tag of a header: its opaque part (with quotes) and whether it was weak. */
@@ -29,8 +30,24 @@ const OPAQUE_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
  * comma outside a quoted string and never matches. One pass, each character looked at a bounded number of times, however long or
  * hostile the value: a backtracking expression scanning for tags took quadratic time on a run of
  * spaces.
+ *
+ * A `value` that is not a string is refused with a `TypeError` of code
+ * `ERR_SVC_CONDITIONAL_VALUE`, `undefined` included: an absent field is no list (an empty list
+ * fails every `If-Match`, an absent one holds), so the caller tests for it first, as §13.2.2
+ * evaluates each precondition only when it is present.
+ *
+ * @example parseEtagList('"a", W/"b"') // → [{ weak: false, opaque: '"a"' }, { weak: true, opaque: '"b"' }]
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.1
  */
 export function parseEtagList(value: string): "*" | ParsedTag[] {
+  if (typeof value !== "string")
+    throw refusedOption(
+      "conditional",
+      "value",
+      value,
+      'a string: an If-Match or If-None-Match field value ("*" or entity-tags); an absent field is no list, so test for undefined first',
+      "parseEtagList: value",
+    );
   // `"*"` (§13.1.1) with OWS around it at most: `<A0>*` is a malformed list, not `*`.
   if (trimOws(value) === "*") return "*";
   const out: ParsedTag[] = [];
@@ -80,25 +97,39 @@ function afterMember(value: string, start: number): number {
   return value.length;
 }
 
+/** What {@link strongMatch} and {@link weakMatch} accept as a tag. */
+const TAG_ACCEPTS =
+  'a string: an entity-tag ("v7" or W/"v7"); a missing tag matches none, so test for undefined first';
+
+/** `tag` parsed for a comparison (a malformed one compares with nothing), or refused. */
+function comparedTag(tag: string, label: string): ParsedTag | undefined {
+  if (typeof tag !== "string") throw refusedOption("conditional", "tag", tag, TAG_ACCEPTS, label);
+  return parseTag(tag);
+}
+
 /**
- * RFC 9110 §8.8.3.2 strong comparison: both tags strong and identical.
+ * RFC 9110 §8.8.3.2 strong comparison: both tags strong and identical. A malformed tag (`v7`)
+ * matches none; anything but a string, `undefined` and `null` included, is refused with a
+ * `TypeError` of code `ERR_SVC_CONDITIONAL_TAG` (a resource without a tag has nothing to compare:
+ * the caller tests for it, as `evaluateIfRange` does).
  * @example strongMatch('"a"', '"a"') // → true; strongMatch('W/"a"', '"a"') // → false
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3.2
  */
 export function strongMatch(a: string, b: string): boolean {
-  const x = parseTag(a);
-  const y = parseTag(b);
+  const x = comparedTag(a, "strongMatch: a");
+  const y = comparedTag(b, "strongMatch: b");
   return x !== undefined && y !== undefined && !x.weak && !y.weak && x.opaque === y.opaque;
 }
 
 /**
- * RFC 9110 §8.8.3.2 weak comparison: opaque parts identical, weakness ignored.
+ * RFC 9110 §8.8.3.2 weak comparison: opaque parts identical, weakness ignored. Its arguments are
+ * refused as {@link strongMatch}'s are.
  * @example weakMatch('W/"a"', '"a"') // → true
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3.2
  */
 export function weakMatch(a: string, b: string): boolean {
-  const x = parseTag(a);
-  const y = parseTag(b);
+  const x = comparedTag(a, "weakMatch: a");
+  const y = comparedTag(b, "weakMatch: b");
   return x !== undefined && y !== undefined && x.opaque === y.opaque;
 }
 

@@ -6,6 +6,8 @@ import {
   type CurrentState,
   type CurrentValidators,
   checkedPreconditions,
+  checkNow,
+  checkValidators,
   evaluateIfRange,
   guardsWrite,
   validatorHeaders,
@@ -116,6 +118,7 @@ async function decide<Native>(
     );
   }
   const current = await validatorsOf(req.headers, (await config.read(native)) ?? undefined);
+  checkValidators(current, "preconditions: current()");
   // The fields as given: `headers` and `headersDistinct` are getters of a `node:http` request.
   const fields = {
     method,
@@ -123,7 +126,7 @@ async function decide<Native>(
     headersDistinct: (req as { headersDistinct?: NodeJS.Dict<string[]> }).headersDistinct,
     rawHeaders: req.rawHeaders,
   };
-  const outcome = await checkedPreconditions(fields, current, native);
+  const outcome = await checkedPreconditions(fields, current, native, "preconditions: current()");
   if (outcome === "proceed") {
     // RFC 9110 §13.2.2 step 5, after steps 1 to 4 held: a GET's If-Range on the current
     // validators of the selected representation (§13.1.5). False: "ignore the Range header
@@ -208,19 +211,31 @@ function heldTag(ifNoneMatch: string | undefined, etag: string | undefined): str
  * later than the message's origination, RFC 9110 §8.8.2.1) and `Date` when `given` (the response's
  * `Date`, if it has one) is none; `{}` for an invalid date.
  *
+ * A `date` that is no `Date` (`undefined`, a date string, a number of milliseconds) is refused with
+ * a `TypeError` of code `ERR_SVC_CONDITIONAL_DATE`, a `now` that is no valid `Date` with
+ * `ERR_SVC_CONDITIONAL_NOW`: neither names a moment the fields could state.
+ *
  * @example lastModifiedFields(employee.updatedAt, undefined) // { Date: "…", "Last-Modified": "…" }
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
  */
-export function lastModifiedFields(
-  date: Date,
-  given: unknown,
-  now: Date = new Date(),
-): Record<string, string> {
+export function lastModifiedFields(date: Date, given: unknown, now?: Date): Record<string, string> {
+  // The adapters' setLastModified and lastModified call this with their own arguments, so the
+  // refusal names this function; the argument names are theirs too.
+  if (!(date instanceof Date))
+    throw refusedOption(
+      "conditional",
+      "date",
+      date,
+      "a Date: when the representation last changed",
+      "lastModifiedFields: date",
+    );
+  checkNow(now, "lastModifiedFields");
   if (Number.isNaN(date.getTime())) return {};
+  const at = now ?? new Date();
   const fields: Record<string, string> = {};
   const origination = typeof given === "string" ? Date.parse(given) : Number.NaN;
-  let limit = now.getTime();
-  if (Number.isNaN(origination)) fields.Date = now.toUTCString();
+  let limit = at.getTime();
+  if (Number.isNaN(origination)) fields.Date = at.toUTCString();
   else limit = origination;
   fields["Last-Modified"] = (date.getTime() > limit ? new Date(limit) : date).toUTCString();
   return fields;
