@@ -26,6 +26,12 @@ const ROLE_SCOPES: Readonly<Record<DemoUser["role"], readonly string[]>> = {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/**
+ * The `iss` of the service's own tokens, and the issuer its Basic and SOAP users belong to: one
+ * user, one principal key, however the user signs in.
+ */
+export const SERVICE_ISSUER = "urn:svc:reference-server";
+
 /** Authentication material created once at start-up. */
 export interface Security {
   issuer: TokenIssuer;
@@ -60,7 +66,7 @@ export async function createSecurity(config: Config): Promise<Security> {
   const users = await Promise.all(
     config.demoUsers.map(async (u) => ({ ...u, hash: await passwords.hash(u.password) })),
   );
-  const issuerUrl = "urn:svc:reference-server";
+  const issuerUrl = SERVICE_ISSUER;
   const issuer = createTokenIssuer({
     issuer: issuerUrl,
     audience: issuerUrl,

@@ -1,4 +1,6 @@
+import { principalKey } from "@svc/kernel";
 import type { Kysely } from "kysely";
+import { SERVICE_ISSUER } from "../security.js";
 import type { Db } from "./database.js";
 import type { LooseDb } from "./query.js";
 
@@ -268,11 +270,13 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
         completed_at: at,
       })
       .execute();
+    // A cart is kept under its owner's principal key (the service's own users: its issuer, then the id).
+    const admin = principalKey({ id: "admin", issuer: SERVICE_ISSUER });
     await trx
       .insertInto("cart_items")
       .values([
-        { owner: "admin", product_id: products[0]?.id as number, quantity: 1 },
-        { owner: "admin", product_id: products[3]?.id as number, quantity: 2 },
+        { owner: admin, product_id: products[0]?.id as number, quantity: 1 },
+        { owner: admin, product_id: products[3]?.id as number, quantity: 2 },
       ])
       .execute();
     // What the SOAP one-way operations (logEvent, sendNotification) leave behind, so /events and
