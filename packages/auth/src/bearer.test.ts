@@ -59,6 +59,7 @@ describe("Bearer: good tokens", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       id: "alice",
+      issuer: ISS,
       roles: ["admin"],
       scopes: ["read", "write"],
       scheme: "bearer",
@@ -1341,8 +1342,8 @@ describe("Bearer: verified-token cache", () => {
         ids.push(principal.id);
         expect(principal).toEqual(
           t === alice
-            ? { id: "alice", roles: ["admin"], scopes: ["read", "write"], scheme: "bearer" }
-            : { id: "bob", roles: [], scopes: ["read"], scheme: "bearer" },
+            ? { id: "alice", issuer: ISS, roles: ["admin"], scopes: ["read", "write"], scheme: "bearer" }
+            : { id: "bob", issuer: ISS, roles: [], scopes: ["read"], scheme: "bearer" },
         );
       }
       expect(ids).toEqual(["alice", "alice", "alice", "bob", "bob", "alice"]);
