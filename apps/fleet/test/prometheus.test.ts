@@ -45,12 +45,14 @@ describe.skipIf(!available)("a fleet of three instances scraped by Prometheus", 
   let fleet: Fleet;
   let proxyUrl: string;
   let prometheus: Prometheus | undefined;
+  /** Each instance's metrics listener, the target Prometheus scrapes (its `instance` label). */
+  let metricsPorts: number[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
     // Each instance serves its metrics on a listener of its own (METRICS_PORT, loopback), never
     // on the API's port that nginx forwards to.
-    const metricsPorts = [await freePort(), await freePort(), await freePort()];
+    metricsPorts = [await freePort(), await freePort(), await freePort()];
     fleet = await startFleet({
       databaseUrl: services?.databaseUrl ?? "",
       redisUrl: services?.redisUrl ?? "",
@@ -138,7 +140,7 @@ describe.skipIf(!available)("a fleet of three instances scraped by Prometheus", 
     // Every instance is a target of its own, and round-robin spread the replays over more than one.
     const up = await prometheus?.query('up{job="fleet"}');
     expect(up?.map((s) => s.metric.instance).sort()).toEqual(
-      fleet.instances.map((i) => `127.0.0.1:${i.port}`).sort(),
+      metricsPorts.map((port) => `127.0.0.1:${port}`).sort(),
     );
     const replayedOn = await prometheus?.query(
       'sum by (instance) (svc_idempotency_requests_total{job="fleet",svc_idempotency_result="replayed"})',
