@@ -149,7 +149,7 @@ export function neededBump(before, after, version) {
   return { bump, removed, added, breaking };
 }
 
-function checkChangesets(root, base) {
+function checkChangesets(root, base, packages = publishedPackages(root), bumps = pendingBumps(root)) {
   const bin = join(toolingRoot, "node_modules/@changesets/cli/bin.js");
   const run = spawnSync("node", [bin, "status", `--since=${base}`], { cwd: root, encoding: "utf8" });
   if (run.status === 0) return [];
@@ -157,11 +157,40 @@ function checkChangesets(root, base) {
     .split("\n")
     .filter((l) => /error|changed|no changesets/i.test(l))
     .join("\n");
+  // changeset status names no package and no file: the files are what to look at.
+  const changed = shippedChanges(root, base, packages)
+    .filter(({ manifest }) => (bumps.get(manifest.name) ?? "none") === "none")
+    .map(({ manifest, files }) => `  ${manifest.name}: ${files.join(", ")}\n`)
+    .join("");
   return [
     `changeset status --since=${base.slice(0, 12)} failed: a published package changed without a changeset.\n` +
       `${output}\n` +
+      (changed === "" ? "" : `Changed since the base, without a pending changeset:\n${changed}`) +
       "Add one with `npx changeset` (or a .changeset/<package>-<slug>.md) naming the package and the bump.",
   ];
+}
+
+/**
+ * `[{ manifest, files }]`: each published package's files, changed since `base` (working tree
+ * included), that .changeset/config.json `changedFilePatterns` says ship, as git pathspecs.
+ */
+function shippedChanges(root, base, packages) {
+  const configFile = join(root, ".changeset", "config.json");
+  const patterns = existsSync(configFile)
+    ? (JSON.parse(readFileSync(configFile, "utf8")).changedFilePatterns ?? ["**"])
+    : ["**"];
+  const found = [];
+  for (const { dir, manifest } of packages) {
+    const rel = relative(root, dir).replaceAll("\\", "/");
+    const specs = patterns.map((p) =>
+      p.startsWith("!") ? `:(exclude,glob)${rel}/${p.slice(1)}` : `:(glob)${rel}/${p}`,
+    );
+    const files = (tryGit(root, "diff", "--name-only", base, "--", ...specs) ?? "")
+      .split("\n")
+      .filter(Boolean);
+    if (files.length > 0) found.push({ manifest, files });
+  }
+  return found;
 }
 
 function checkApiBumps(root, base, packages, bumps) {
@@ -265,7 +294,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   );
   console.log(`guard: base ${base.ref.slice(0, 12)}, ${base.why}`);
   const sections = [
-    ["changesets", () => checkChangesets(root, base.ref)],
+    ["changesets", () => checkChangesets(root, base.ref, packages, pendingBumps(root))],
     ["API bumps", () => checkApiBumps(root, base.ref, packages, pendingBumps(root))],
     ["kernels", () => kernelProblems(rootManifest, packages)],
     ...(args.includes("--no-pack")

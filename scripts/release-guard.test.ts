@@ -95,7 +95,7 @@ describe("release guard on a repository released once", () => {
     expect(r.output).toContain("npm run api:update -- @fake/kernel");
   }, 60_000);
 
-  it("a breaking API change (report updated) with no changeset → fails: changeset status and the bump", () => {
+  it("a breaking API change (report updated) with no changeset → fails: changeset status naming the file, and the bump", () => {
     write(
       "packages/kernel/src/index.ts",
       "export class HttpError extends Error { constructor(m: string) { super(m); } }\n",
@@ -106,6 +106,10 @@ describe("release guard on a repository released once", () => {
     const r = guard();
     expect(r.status).toBe(1);
     expect(r.output).toContain("guard: changesets: changeset status");
+    // The files that need the changeset, named: the shipped source, not its API report.
+    expect(r.output).toContain(
+      "Changed since the base, without a pending changeset:\n  @fake/kernel: packages/kernel/src/index.ts\n",
+    );
     expect(r.output).toMatch(
       /@fake\/kernel: its public API changed since the base .*1 line\(s\) removed or changed/,
     );

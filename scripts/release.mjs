@@ -64,12 +64,29 @@ function released(root, record, name, version) {
 /** Why `root` cannot be released as it is (empty: HEAD is the version commit, ready). */
 export function releaseProblems(root) {
   const problems = [];
-  if (git(root, "status", "--porcelain") !== "")
-    problems.push("the working tree has changes: commit the version commit alone, or stash the rest");
+  // What is published is built from the working tree, and tagged and recorded as HEAD: they must
+  // be the same. Each file is named, as the fix depends on it: a file the version step wrote
+  // belongs in the version commit, anything else in a commit of its own or out of the checkout.
+  // Untrimmed: a line's first column is the index's state, a space when only the file changed.
+  const changes = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(Boolean);
+  if (changes.length > 0)
+    problems.push(
+      `the working tree differs from HEAD, the commit this would tag (git status --porcelain):\n` +
+        [...changes.slice(0, 30), ...(changes.length > 30 ? [`... and ${changes.length - 30} more`] : [])]
+          .map((line) => `    ${line}`)
+          .join("\n") +
+        `\n  a file the version step wrote belongs in the version commit (git add <file> && git commit --amend --no-edit);` +
+        ` commit any other change after the release, or move it out of the checkout`,
+    );
   const pending = readdirSync(join(root, ".changeset")).filter((f) => f.endsWith(".md") && f !== "README.md");
   if (pending.length > 0)
     problems.push(
-      `${pending.length} changesets are pending: run npm run version-packages (RELEASING.md) and commit first`,
+      `${pending.length} changesets are pending (${pending.map((f) => `.changeset/${f}`).join(", ")}): run npm run version-packages (RELEASING.md) and commit first`,
     );
   problems.push(...recordProblems(root));
   const record = readRecord(root);
@@ -79,16 +96,19 @@ export function releaseProblems(root) {
   } catch {} // the root commit
   for (const { dir, manifest } of publishedPackages(root)) {
     const rel = relative(root, dir).replaceAll("\\", "/");
-    if (manifest.version === "0.0.0") problems.push(`${manifest.name} has no version yet`);
+    if (manifest.version === "0.0.0")
+      problems.push(`${manifest.name} has no version yet (${rel}/package.json)`);
     const log = join(dir, "CHANGELOG.md");
     if (!existsSync(log) || !readFileSync(log, "utf8").includes(`\n## ${manifest.version}\n`))
-      problems.push(`${manifest.name}: CHANGELOG.md has no entry for ${manifest.version}`);
+      problems.push(
+        `${manifest.name}: ${rel}/CHANGELOG.md ${existsSync(log) ? "has no entry" : "does not exist, so has no entry"} for ${manifest.version}`,
+      );
     if (
       !released(root, record, manifest.name, manifest.version) &&
       !changedInHead.includes(`${rel}/package.json`)
     )
       problems.push(
-        `${manifest.name}@${manifest.version} is neither tagged nor in ${RECORD}, and HEAD did not version it: HEAD is not the version commit`,
+        `${manifest.name}@${manifest.version} is neither tagged nor in ${RECORD}, and HEAD did not version it (HEAD does not change ${rel}/package.json): HEAD is not the version commit`,
       );
   }
   // The README each package ships with states its footprint; the tables are written in the

@@ -137,7 +137,7 @@ describe("the release record in a clone without tags", () => {
     const r = run(root, "release.mjs", ["--dry-run"]);
     expect(r.status).toBe(1);
     expect(r.output).toContain(
-      "release: @fake/app@0.1.1 is neither tagged nor in releases.json, and HEAD did not version it: HEAD is not the version commit",
+      "release: @fake/app@0.1.1 is neither tagged nor in releases.json, and HEAD did not version it (HEAD does not change packages/app/package.json): HEAD is not the version commit",
     );
   }, 60_000);
 
@@ -261,4 +261,65 @@ describe("where release publishes", () => {
   ])("provenanceCI(%j) → %s", (vars, ci) => {
     expect(provenanceCI(vars)).toBe(ci);
   });
+});
+
+describe("the version step, then release (RELEASING.md steps 3 to 6)", () => {
+  /**
+   * A clone where `@fake/otel`, never released (0.0.0, no CHANGELOG.md), has a pending minor, and
+   * an unrelated file `notes.txt` is left untracked; then the version step, and the commit command
+   * it prints, run as a maintainer runs them.
+   */
+  function versionFirstRelease() {
+    const root = clone((dir) => {
+      writeIn(dir, "packages/otel/package.json", manifest("@fake/otel", "0.0.0"));
+      writeIn(dir, "packages/otel/src/index.ts", "export const otel = 1;\n");
+      writeIn(dir, ".changeset/otel-first.md", '---\n"@fake/otel": minor\n---\n\nFirst release.\n');
+    });
+    writeFileSync(join(root, "notes.txt"), "not for the release\n");
+    const v = run(root, "version-packages.mjs", ["--no-install", "--no-build"]);
+    expect(v.status, v.output).toBe(0);
+    const staged = gitIn(root, "diff", "--cached", "--name-status").split("\n");
+    const command = /^ {2}git commit (.+?) "Version packages"/m.exec(v.output);
+    expect(command, v.output).not.toBeNull();
+    gitIn(root, "commit", "-q", ...(command?.[1].split(" ") ?? []), "Version packages");
+    return { root, version: v.output, staged };
+  }
+
+  it("a package's first release: the version step stages its new CHANGELOG.md, its commit command makes the version commit, release --dry-run passes", () => {
+    const { root, version, staged } = versionFirstRelease();
+    expect(staged).toEqual([
+      "D\t.changeset/otel-first.md",
+      "A\tpackages/otel/CHANGELOG.md",
+      "M\tpackages/otel/package.json",
+    ]);
+    expect(version).toContain("version: staged the 3 files it wrote or deleted");
+    expect(version).not.toContain("commit -am");
+    expect(gitIn(root, "show", "HEAD:packages/otel/CHANGELOG.md")).toContain("## 0.1.0");
+    // The unrelated file stays out of the version commit; once it is gone, the release is ready.
+    expect(gitIn(root, "status", "--porcelain")).toBe("?? notes.txt");
+    rmSync(join(root, "notes.txt"));
+    const r = run(root, "release.mjs", ["--dry-run"]);
+    expect(r.output).toContain("release: HEAD is the version commit");
+    expect(r.status).toBe(0);
+  }, 60_000);
+
+  it("a working tree that differs from HEAD → release refuses, naming each file, and never says stash", () => {
+    const { root } = versionFirstRelease();
+    writeFileSync(join(root, "packages/otel/CHANGELOG.md"), "# @fake/otel\n\n## 0.1.0\n\n- Edited.\n");
+    const r = run(root, "release.mjs", ["--dry-run"]);
+    expect(r.status).toBe(1);
+    expect(r.output).toContain("the working tree differs from HEAD");
+    expect(r.output).toContain("\n     M packages/otel/CHANGELOG.md\n");
+    expect(r.output).toContain("\n    ?? notes.txt\n");
+    expect(r.output).not.toMatch(/stash/i);
+  }, 60_000);
+
+  it("a pending changeset → release refuses, naming it", () => {
+    const root = clone((dir) =>
+      writeIn(dir, ".changeset/app-fix.md", '---\n"@fake/app": patch\n---\n\nA fix.\n'),
+    );
+    const r = run(root, "release.mjs", ["--dry-run"]);
+    expect(r.status).toBe(1);
+    expect(r.output).toContain("1 changesets are pending (.changeset/app-fix.md)");
+  }, 60_000);
 });

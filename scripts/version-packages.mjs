@@ -16,6 +16,11 @@
 //   --base <ref>    the release the kernel rule compares the kernels' API reports with
 //   --dry-run       says what it would do (the kernel rule's ranges, every package's next
 //        version) and writes nothing: the same steps, on a throw-away copy (RELEASING.md step 2)
+//   --no-stage      leave what it wrote unstaged (otherwise `git add` of exactly those files)
+//
+// It stages every file it (and `changeset version`) wrote or deleted, new CHANGELOG.md files of
+// packages released for the first time included, and nothing else: `git commit -m "Version
+// packages"` then makes the version commit, and any other change stays out of it.
 //
 // Then, before `changeset version`, the kernel rule (CONTRIBUTING.md): when a kernel (root
 // package.json `svc.kernels`) has a pending bump, a dependent's peer range on it (and its
@@ -32,6 +37,7 @@
 // (ERESOLVE). Changesets alone would either leave the range (two copies, or a missing export) or,
 // for a peer, release the dependent as 1.0.0.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   copyFileSync,
   existsSync,
@@ -368,14 +374,72 @@ function admitsBelow(range, version) {
 }
 
 /**
+ * Every path of `root`'s working tree or index that differs from HEAD (untracked ones included),
+ * with a hash of its content (`null` when deleted): `git status --porcelain`, no renames.
+ */
+export function changedPaths(root) {
+  const out = execFileSync(
+    "git",
+    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"],
+    { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  const paths = new Map();
+  for (const entry of out.split("\0")) {
+    if (entry.length < 4) continue;
+    const path = entry.slice(3);
+    const file = join(root, path);
+    paths.set(path, existsSync(file) ? createHash("sha1").update(readFileSync(file)).digest("hex") : null);
+  }
+  return paths;
+}
+
+/**
+ * Stages what changed between `before` and now (changedPaths): the files the version step wrote
+ * or deleted, and no other. Returns `{ staged, dirtyBefore }`, the latter the staged files that
+ * had changes of their own before the step (they are in the version commit with them).
+ */
+export function stageWritten(root, before) {
+  const after = changedPaths(root);
+  const touched = [...new Set([...after.keys(), ...before.keys()])].filter(
+    (path) => before.get(path) !== after.get(path),
+  );
+  // A path neither on disk nor in the index (an untracked changeset the step consumed) has
+  // nothing to stage, and `git add` would refuse its pathspec.
+  const tracked = new Set(
+    touched.length === 0
+      ? []
+      : execFileSync("git", ["ls-files", "-z", "--cached", "--", ...touched], {
+          cwd: root,
+          encoding: "utf8",
+        })
+          .split("\0")
+          .filter(Boolean),
+  );
+  const staged = touched.filter((path) => tracked.has(path) || existsSync(join(root, path))).sort();
+  if (staged.length > 0)
+    execFileSync("git", ["add", "--all", "--", ...staged], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  return { staged, dirtyBefore: staged.filter((path) => before.has(path)) };
+}
+
+/**
  * The version step on `root`: the first-release changesets when `first`, the kernel rule, then
  * `changeset version` (and the lockfile, unless `install` is false). `log` gets each line to say.
  */
 export function versionPackages(
   root,
-  { first = false, base, install = true, footprints = true, build = true, log = console.log, quiet = false },
+  {
+    first = false,
+    base,
+    install = true,
+    footprints = true,
+    build = true,
+    stage = false,
+    log = console.log,
+    quiet = false,
+  },
 ) {
   if (!existsSync(join(root, ".changeset"))) throw new Error(`${root} has no .changeset folder`);
+  const dirty = stage ? changedPaths(root) : undefined;
   const before = new Map(publishedPackages(root).map(({ manifest }) => [manifest.name, manifest.version]));
   if (first) {
     const { removed, written } = firstRelease(root);
@@ -412,6 +476,14 @@ export function versionPackages(
     const written = writeTables(versioned.filter((pkg) => !unbuilt.includes(pkg)));
     if (written.length > 0) log(`version: footprint tables written: ${written.join(", ")}`);
   }
+  if (!stage) return { staged: [] };
+  const { staged, dirtyBefore } = stageWritten(root, dirty);
+  log(`version: staged the ${staged.length} files it wrote or deleted: ${staged.join(", ")}`);
+  if (dirtyBefore.length > 0)
+    log(
+      `version: ${dirtyBefore.join(", ")} had changes before the version step, staged with them: review them in git diff --cached`,
+    );
+  return { staged };
 }
 
 /**
@@ -476,10 +548,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const { name, from, to } of versions)
       console.log(`version: ${name} ${from === to ? `${from} (unchanged)` : `${from} → ${to}`}`);
   } else {
-    versionPackages(root, options);
+    const stage = !args.includes("--no-stage");
+    versionPackages(root, { ...options, stage });
     console.log(
-      "version: done. Review `git diff` (versions, CHANGELOG.md, package-lock.json), then commit it alone:\n" +
-        '  git commit -am "Version packages" && npm run release',
+      `version: done. Review ${stage ? "git diff --cached" : "git diff"} (versions, CHANGELOG.md, package-lock.json), then commit it alone:\n` +
+        `  ${stage ? "" : "git add <each file it wrote or deleted> && "}git commit -m "Version packages" && npm run release`,
     );
   }
 }
