@@ -3,7 +3,8 @@ import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createBasicVerifier, type FailureLimiter } from "./basic-verifier.js";
+import { createBasicVerifier } from "./basic-verifier.js";
+import type { FailureLimiter } from "./failure-budget.js";
 import { authenticate } from "./express.js";
 
 // RFC 7617 §2.1 (charset="UTF-8") has the user-id prepared by the PRECIS UsernameCasePreserved

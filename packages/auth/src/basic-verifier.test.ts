@@ -3,7 +3,8 @@ import { type Listening, listen } from "@svc/test-utils";
 import type express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
-import { type BasicOptions, createBasicVerifier, type FailureLimiter } from "./basic-verifier.js";
+import { type BasicOptions, createBasicVerifier } from "./basic-verifier.js";
+import type { FailureLimiter } from "./failure-budget.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
 import { authenticate } from "./express.js";
 

@@ -1,4 +1,42 @@
-import type { FailureDecision, FailureLimiter } from "./basic-verifier.js";
+/**
+ * What a {@link FailureLimiter} answers. `@svc/ratelimit`'s `Decision` has these fields.
+ *
+ * @example
+ * const { allowed, remaining, retryAfterMs } = await limiter.consume("c:192.0.2.1", 0);
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface FailureDecision {
+  /** Whether the `cost` was spent (a denied call spends nothing). */
+  allowed: boolean;
+  /** Units left after this call. */
+  remaining: number;
+  /**
+   * The budget's size (`@svc/ratelimit`'s `Decision` has it). With it a client with no failure
+   * for a user name (`remaining === limit`) can be told from one with some: the user name's
+   * budget from every client only refuses the latter, and the former queues ahead for a hashing
+   * slot. Without it, a client's failures for a name show only once its own budget for the name
+   * is spent, and no client queues ahead.
+   */
+  limit?: number;
+  /** Milliseconds until a call of the same cost would be allowed; `0` when allowed. */
+  retryAfterMs: number;
+}
+
+/**
+ * Counts failed authentications per key. `consume(key, 1)` records a failure (denied once the
+ * budget is spent); `consume(key, 0)` reports the budget without spending. `@svc/ratelimit`'s
+ * `createRateLimiter(...)` fits as it is, with a `MemoryStore` (one process) or a `RedisStore`
+ * (shared by a fleet).
+ *
+ * @example
+ * import { createRateLimiter } from "@svc/ratelimit";
+ * const failures: FailureLimiter = createRateLimiter({ limit: 5, windowMs: 15 * 60_000, prefix: "authfail:" });
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#protect-against-automated-attacks
+ */
+export interface FailureLimiter {
+  consume(key: string, cost: number): FailureDecision | Promise<FailureDecision>;
+}
+
 
 /** Failed attempts the default budget allows per key (client, user name) before it answers 429. */
 export const DEFAULT_FAILURE_LIMIT = 10;

@@ -36,11 +36,10 @@ export {
   type BasicOutcome,
   type BasicVerifier,
   createBasicVerifier,
-  type FailureDecision,
-  type FailureLimiter,
   type FailureLimitOptions,
   type VerifyPassword,
 } from "./basic-verifier.js";
+export type { FailureDecision, FailureLimiter } from "./failure-budget.js";
 export {
   type BearerCacheOptions,
   type BearerIssuerOptions,

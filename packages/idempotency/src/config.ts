@@ -5,7 +5,7 @@ import { canonicalPath, type RoutingRules } from "./canonical-path.js";
 import { type FingerprintOption, type ResolvedFingerprint, resolveFingerprint } from "./fingerprint.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
-import { principalScope } from "./request-reader.js";
+import { principalScope } from "./principal-scope.js";
 import type { IdempotencyStore } from "./store.js";
 
 /**

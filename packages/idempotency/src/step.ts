@@ -17,7 +17,8 @@ import {
   resolveConfig,
 } from "./config.js";
 import { coreOf, type IdempotencyClaim, type IdempotencyCore, type IdempotencyResponse } from "./core.js";
-import { type IdempotencyRequest, type IdempotencyRequestReader, principalScope } from "./request-reader.js";
+import { principalScope } from "./principal-scope.js";
+import type { IdempotencyRequest, IdempotencyRequestReader } from "./request-reader.js";
 import type { StoredResponse } from "./store.js";
 
 /**

@@ -1,8 +1,7 @@
 import { digest } from "./digest.js";
-import type { TrustHop } from "./forwarded.js";
+import type { ForwardedHeaders, TrustHop } from "./forwarded.js";
 import type { Passage, RequestView } from "./gate.js";
 import { HttpError } from "./http-error.js";
-import type { FactsEntry } from "./request-facts.js";
 import type { VersionDecision } from "./steps.js";
 
 /**
@@ -369,4 +368,19 @@ export function principalFor(request: object, step: string, fix: string): Princi
     `${step}: the request carries credentials (Authorization) but no authentication step recorded who sent it, so its caller cannot be told from any other; ${fix}`,
     { code: "unauthenticated_credentials" },
   );
+}
+
+/**
+ * A request's facts behind one trust and family, resolved once and kept in its exchange
+ * (`Exchange.facts`), for the views over the same fields and connection.
+ *
+ * @internal The exchange keeps them for `requestFacts`; nothing else reads them.
+ */
+export interface FactsEntry {
+  readonly headers: object;
+  readonly socket: object | null | undefined;
+  readonly target: string | undefined;
+  readonly hop: TrustHop | undefined;
+  readonly family: ForwardedHeaders | undefined;
+  readonly resolution: object;
 }

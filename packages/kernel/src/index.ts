@@ -20,6 +20,7 @@ export {
   type Authentication,
   type AuthenticationRealm,
   type Exchange,
+  type FactsEntry,
   exchangeIfAny,
   exchangeOf,
   type ParsedBody,
@@ -88,7 +89,6 @@ export {
 } from "./openapi.js";
 export type { OptionError } from "./option-error.js";
 export {
-  type FactsEntry,
   type FactsHeaders,
   type FactsInput,
   type ForwardedValues,

@@ -1,5 +1,5 @@
 import { type Authority, parseHost } from "./authority.js";
-import { exchangeOf } from "./exchange.js";
+import { exchangeOf, type FactsEntry } from "./exchange.js";
 import {
   checkForwardedHeaders,
   type ForwardedHeaders,
@@ -460,21 +460,6 @@ class Facts implements RequestFacts {
  */
 export function resolveFacts(input: FactsInput): RequestFacts {
   return new Facts(new Resolution(input));
-}
-
-/**
- * A request's facts behind one trust and family, resolved once and kept in its exchange
- * (`Exchange.facts`), for the views over the same fields and connection.
- *
- * @internal The exchange keeps them for {@link requestFacts}; nothing else reads them.
- */
-export interface FactsEntry {
-  readonly headers: object;
-  readonly socket: object | null | undefined;
-  readonly target: string | undefined;
-  readonly hop: TrustHop | undefined;
-  readonly family: ForwardedHeaders | undefined;
-  readonly resolution: object;
 }
 
 /**
