@@ -12,7 +12,10 @@
 // 7 default) and `skipLibCheck: false`, once through `import` (.mts) and once through `require`
 // (.cts). One compiler run per package, so one package's `/// <reference types="node" />` cannot
 // make another's declarations pass. And the peer ranges must resolve (no ERESOLVE) beside the
-// oldest and the newest supported majors of Express, ioredis and node-redis.
+// oldest and the newest supported majors of Express, ioredis and node-redis. Then, in the same
+// project, every entry through the loaders applications use (scripts/smoke-loaders.mjs): Jest's
+// CommonJS runtime, Vitest, tsx, TypeScript's node16 and bundler resolutions, esbuild's and Vite's
+// bundles run with Node.js, and one @svc/kernel for `import` and `require` in a process.
 //
 // `--readmes` does only the README examples instead, in a second consumer project (with Express 5,
 // @types/express, ioredis, redis and pino, which the first one must not have): every
@@ -32,10 +35,13 @@ import {
   readmeFiles,
   typescriptCompiler,
 } from "./readme-examples.mjs";
+import { checkLoaders, loaderPackages } from "./smoke-loaders.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const readmesOnly = process.argv.includes("--readmes");
-const only = process.argv.slice(2).filter((arg) => arg !== "--readmes");
+// `--keep` leaves the consumer projects in place, to rerun a check by hand.
+const keep = process.argv.includes("--keep");
+const only = process.argv.slice(2).filter((arg) => arg !== "--readmes" && arg !== "--keep");
 const published = readdirSync(join(root, "packages"))
   .map((name) => join(root, "packages", name))
   .filter((dir) => existsSync(join(dir, "package.json")))
@@ -81,9 +87,10 @@ try {
   // The README examples run in CI against installs from a registry (scripts/registry-suite.mjs);
   // `--readmes` runs them here, from the tarballs, which is quicker while editing a README.
   if (readmesOnly) failed += await readmeExamples(tarballs, rootManifest);
-  else failed += smokeConsumer(tarballs, rootManifest);
+  else failed += await smokeConsumer(tarballs, rootManifest);
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (keep) console.log(`smoke: kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
 if (readmesOnly) passed = failed === 0 ? 1 : 0;
 console.log(`smoke: ${passed} passed, ${failed} failed (${Math.round((Date.now() - started) / 1000)} s)`);
@@ -143,7 +150,7 @@ async function readmeExamples(tarballs, rootManifest) {
   return result.failures.length === 0 ? 0 : 1;
 }
 
-function smokeConsumer(tarballs, rootManifest) {
+async function smokeConsumer(tarballs, rootManifest) {
   let failed = 0;
   // Peer dependencies a consumer would install next to the packages (Express apps).
   const peers = new Set();
@@ -165,7 +172,22 @@ function smokeConsumer(tarballs, rootManifest) {
   // consumer of the types check below installs it. That no entry loads Fastify (or Express) at
   // run time is the registry suite's Hono-only consumer.
   peers.add(`fastify@${rootManifest.devDependencies.fastify}`);
-  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...peers], consumer);
+  // The loaders (Jest, Vitest, tsx, Vite, esbuild) in the same install: one for every check.
+  const installStart = Date.now();
+  run(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      ...tarballs,
+      ...peers,
+      ...loaderPackages(rootManifest),
+    ],
+    consumer,
+  );
+  console.log(`smoke: consumer project installed (${((Date.now() - installStart) / 1000).toFixed(1)} s)`);
 
   for (const { dir, manifest } of packages) {
     const check = join(dir, "smoke.mjs");
@@ -280,7 +302,10 @@ function smokeConsumer(tarballs, rootManifest) {
     }
   }
   passed += packages.length * 4 + 2 - failed;
-  return failed;
+
+  const loaders = await checkLoaders({ consumer, packages, tsc });
+  passed += loaders.passed.length;
+  return failed + loaders.failed.length;
 }
 
 /**

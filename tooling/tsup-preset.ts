@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { defineConfig, type Options } from "tsup";
 
 /**
@@ -49,3 +51,49 @@ export const presetOptions = {
 } satisfies Options;
 
 export default defineConfig(presetOptions);
+
+/**
+ * Makes the ES module of the entry `name` (`dist/<name>.js`, as the preset built it) a wrapper of
+ * its CommonJS build (`dist/<name>.cjs`): it re-exports the names the ES build exported, from the
+ * CommonJS module. Called from `onSuccess`, once both formats are written.
+ *
+ * For an entry that holds module state (per-request tables, classes checked with `instanceof`):
+ * with two builds, a process that imports the package and also requires it (an ES application
+ * with a CommonJS dependency that loads it, a test runner's CommonJS module system beside
+ * Node.js's) would hold two copies, two tables. With the wrapper, `import` and `require` reach the
+ * same CommonJS module, and so does every loader that cannot load an ES module through `require`
+ * (Jest's CommonJS runtime), which the converse (a CommonJS file requiring the ES build,
+ * `require(esm)`) leaves out.
+ *
+ * Node.js finds the CommonJS module's names with cjs-module-lexer, which reads the annotation
+ * esbuild writes at the end of a CommonJS build (`0 && (module.exports = { ... })`); the wrapper is
+ * imported here once, so a name the lexer misses fails the build rather than an application.
+ *
+ * @see https://nodejs.org/api/packages.html#approach-1-use-an-es-module-wrapper
+ */
+export async function wrapCommonJs(name: string): Promise<void> {
+  const file = resolve("dist", `${name}.js`);
+  const built = readFileSync(file, "utf8");
+  // esbuild ends an ES module with one `export { a, b as c };` statement listing its exports.
+  const list = /\nexport \{([^}]*)\};\s*$/.exec(built)?.[1];
+  if (list === undefined) throw new Error(`dist/${name}.js does not end with an export list`);
+  const names = list
+    .split(",")
+    .map(
+      (item) =>
+        item
+          .trim()
+          .split(/\s+as\s+/)
+          .pop() as string,
+    )
+    .filter((item) => item !== "");
+  if (names.includes("default"))
+    throw new Error(`dist/${name}.js has a default export, which the wrapper cannot forward`);
+  writeFileSync(
+    file,
+    `// The package's CommonJS build is its one implementation; this ES module re-exports it, so that\n` +
+      `// \`import\` and \`require\` share one module in a process.\n` +
+      `export {\n${names.map((n) => `  ${n},`).join("\n")}\n} from "./${name}.cjs";\n`,
+  );
+  await import(`${pathToFileURL(file).href}?built=${Date.now()}`);
+}

@@ -1,6 +1,5 @@
-import { writeFileSync } from "node:fs";
 import { defineConfig } from "tsup";
-import { presetOptions } from "../../tooling/tsup-preset.js";
+import { presetOptions, wrapCommonJs } from "../../tooling/tsup-preset.js";
 
 // The library, `@svc/kernel/internal` (what the @svc packages share; README, "The internal
 // entry") and one entry per framework, each importing the library by its name (README,
@@ -18,10 +17,11 @@ export default defineConfig({
     "src/fastify.ts",
     "src/fetch.ts",
   ],
-  // The main entry holds per-request state (the exchanges): one module in a process, whichever
-  // way it is loaded. Its CommonJS build loads the ES module (`require(esm)`, Node.js >= 20.19,
-  // the `engines` floor) instead of being a second copy with a second table.
+  // The main entry holds per-request state (the exchanges) and the classes checked with
+  // `instanceof` (HttpError): one module in a process, whichever way it is loaded. Its ES module
+  // re-exports the CommonJS build, which every loader can load (Jest's CommonJS runtime too), so
+  // `import` and `require` reach the same one.
   async onSuccess() {
-    writeFileSync("dist/index.cjs", '"use strict";\nmodule.exports = require("./index.js");\n');
+    await wrapCommonJs("index");
   },
 });
