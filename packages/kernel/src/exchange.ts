@@ -204,11 +204,12 @@ export interface Exchange {
 /**
  * The exchanges, by request: a private field of the request object, as `requestSlot` keeps
  * its values (under a symbol of its own, in a `WeakMap` for an object that takes no new property).
- * One per process: the package's CommonJS build loads this ES module rather than a copy of it, so
- * a step recording through `import` and one reading through `require` share it. Kept by code of
- * its own rather than by a `requestSlot`: V8 keeps one record of the shapes seen per place in the
- * code, and the slots' shared `set` sees every slot's owners (requests, responses, exchanges), so
- * adding the exchange, once a request, went through V8's runtime; here it sees requests alone.
+ * One per process: the package's ES module re-exports its CommonJS build rather than being a copy
+ * of it (tsup.config.ts), so a step recording through `import` and one reading through `require`
+ * share it. Kept by code of its own rather than by a `requestSlot`: V8 keeps one record of the
+ * shapes seen per place in the code, and the slots' shared `set` sees every slot's owners
+ * (requests, responses, exchanges), so adding the exchange, once a request, went through V8's
+ * runtime; here it sees requests alone.
  */
 const EXCHANGE = Symbol("@svc/kernel exchange");
 type Carrying = { [EXCHANGE]?: Exchange | undefined };
