@@ -25,6 +25,7 @@ import {
   type RequestView,
   type ResponseValue,
   type RouteOptions,
+  reasonPhrase,
   type TrustHop,
   type TrustOption,
 } from "@svc/kernel";
@@ -218,6 +219,9 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
   // policy, as on every framework.
   settleUnreadBody(reply.request.raw, reply.raw);
   reply.code(value.status);
+  // Fastify writes the head with Node's `writeHead(status)`, which takes the response's
+  // `statusMessage` over `http.STATUS_CODES`: RFC 9110's phrase, as on Express and node:http.
+  reply.raw.statusMessage = reasonPhrase(value.status);
   const fields = value.fields;
   for (const name in fields) {
     const field = fields[name];

@@ -8,6 +8,7 @@ import {
   type FieldValue,
   mergeVary,
   type ResponseValue,
+  reasonPhrase,
 } from "@svc/kernel";
 import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
@@ -88,6 +89,11 @@ export function writeValue(
   const req = (res as ServerResponse & { req?: IncomingMessage }).req;
   if (req !== undefined) settleUnreadBody(req, res);
   res.statusCode = value.status;
+  // RFC 9112 §4: the reason-phrase describes the status code. Node's `writeHead` falls back on
+  // `http.STATUS_CODES`, whose 413 and 422 keep their RFC 7231 names ("Unprocessable Entity"):
+  // RFC 9110's, as the error record's `error` says (§15.5.14 "Content Too Large", §15.5.21
+  // "Unprocessable Content"). Set for every status, so one a handler set earlier is not kept either.
+  res.statusMessage = reasonPhrase(value.status);
   const fields = value.fields;
   for (const name in fields) {
     const field = fields[name];
