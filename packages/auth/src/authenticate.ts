@@ -23,6 +23,7 @@ import {
   type CachedLookup,
   createBearerVerifier,
   InvalidTokenError,
+  type VerifiedToken,
 } from "./bearer.js";
 import { type Confirmation, confirmationOf } from "./confirmation.js";
 import { authChannel, publishDecision, publishRefusal } from "./diagnostics.js";
@@ -219,7 +220,7 @@ interface AuthenticateConfig {
   basic: BasicVerifier | undefined;
   optional: boolean;
   /** The Bearer verifier's synchronous cache lookup, bound once (see {@link CACHED}). */
-  cached: ((token: string) => Principal | undefined) | undefined;
+  cached: ((token: string) => VerifiedToken | undefined) | undefined;
   /** What the authorization guards read from the request. */
   context: AuthRealm;
   /** `Bearer realm="...", error="invalid_token"` (RFC 6750 §3.1). */
@@ -348,29 +349,32 @@ function decide(
     throw missing(config);
   }
   if (parsed.scheme === "bearer") {
-    const bound = boundAsBearerOf(config, parsed.credentials);
+    // A token verified before and still in the cache: no promise, no await, no token68 check
+    // (RFC 6750 §2.1: the verifier caches only JWS compact tokens, each a token68), and its
+    // binding as the cache recorded it when the token was verified. A miss is checked below,
+    // before any verification.
+    const hit = config.cached?.(parsed.credentials);
+    const bound = refusedBinding(config, parsed.credentials, hit);
     if (bound !== undefined) throw boundAsBearer(config, bound);
-  }
-  const { cached } = config;
-  if (parsed.scheme === "bearer" && cached !== undefined) {
-    // A token verified before and still in the cache: no promise, no await, and no token68
-    // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
-    // miss is checked below, before any verification.
-    const principal = cached(parsed.credentials);
-    if (principal !== undefined) return principal;
+    if (hit !== undefined) return hit.principal;
   }
   return verifyCredentials(config, view, parsed);
 }
 
 /**
- * How a token sent as `Bearer` is bound when that binding refuses it, else `undefined`. Sent as
+ * How a token sent as `Bearer` is bound when that binding refuses it, else `undefined`: as the
+ * verified-token cache recorded it (`hit`), else read from the token. Sent as
  * `Bearer`, a bound token proves no possession of its key, so whoever copied it could use it.
  * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.2 (a `jkt` token as Bearer, beside DPoP: "MUST reject")
  * @see https://www.rfc-editor.org/rfc/rfc8705#section-3 (a certificate-bound token: its certificate must be checked)
  */
-function boundAsBearerOf(config: AuthenticateConfig, token: string): Confirmation | undefined {
+function refusedBinding(
+  config: AuthenticateConfig,
+  token: string,
+  hit: VerifiedToken | undefined,
+): Confirmation | undefined {
   if (config.acceptsBoundTokens && config.dpop === undefined) return undefined;
-  const bound = confirmationOf(token);
+  const bound = hit === undefined ? confirmationOf(token) : hit.bound;
   return bound !== undefined && (!config.acceptsBoundTokens || bound === "jkt") ? bound : undefined;
 }
 
@@ -470,7 +474,7 @@ async function verifyDpop(
   } catch (err) {
     throw dpopRefusal(config, dpop, err);
   }
-  let principal = config.cached?.(token);
+  let principal = config.cached?.(token)?.principal;
   if (principal === undefined) {
     let result: unknown;
     try {

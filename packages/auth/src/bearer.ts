@@ -21,7 +21,7 @@ import {
   kindOf,
 } from "./algorithms.js";
 import { utf8 } from "./bytes.js";
-import { acceptBoundTokensOption } from "./confirmation.js";
+import { acceptBoundTokensOption, type Confirmation, confirmationOf } from "./confirmation.js";
 import {
   type DiscoveryOptions,
   discoveredKeySource,
@@ -336,9 +336,18 @@ function wrapRemote(remote: ReloadableKeySource): ReloadableKeySource {
  */
 export const CACHED = Symbol("@svc/auth cached principal");
 
+/**
+ * A verified token as the cache keeps it: its principal, and how it is bound (RFC 7800 `cnf`),
+ * read once when it was verified, so a known token's binding costs nothing more to check.
+ */
+export interface VerifiedToken {
+  principal: Principal;
+  bound: Confirmation | undefined;
+}
+
 /** A verifier that may answer from its cache without a promise (see {@link CACHED}). */
 export interface CachedLookup {
-  [CACHED]?(token: string): Principal | undefined;
+  [CACHED]?(token: string): VerifiedToken | undefined;
 }
 
 /** What {@link createBearerVerifier} returns. */
@@ -500,7 +509,7 @@ interface BearerConfig {
   verifyPrincipal: BearerOptions["verifyPrincipal"];
   now: () => number;
   /** The verified-token cache; undefined with `cache: false`. */
-  cache: VerifiedTokenCache<Principal> | undefined;
+  cache: VerifiedTokenCache<VerifiedToken> | undefined;
   maxTtlMs: number;
   maxTokenAgeSeconds: number | undefined;
   maxTokenLength: number;
@@ -656,7 +665,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
             "a function (principal, claims) => boolean | Promise<boolean>",
           ),
     now,
-    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax, principalBytes) : undefined,
+    cache: cacheOptions ? new VerifiedTokenCache<VerifiedToken>(cacheMax, verifiedTokenBytes) : undefined,
     maxTtlMs: cacheMaxTtl * 1000,
     maxTokenAgeSeconds,
     maxTokenLength,
@@ -1034,7 +1043,7 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
   const cacheKey = cache ? VerifiedTokenCache.keyOf(token) : "";
   if (cache) {
     const hit = cache.get(cacheKey, nowMs);
-    if (hit) return clonePrincipal(hit);
+    if (hit) return clonePrincipal(hit.principal);
   }
   const generation = cache?.generation;
   const payload = await verifyJws(config, token, nowMs);
@@ -1051,7 +1060,8 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
   // clearCache() during the verification (after a key revocation): the result answers this
   // request only; caching it would serve the token for up to maxTtl after the clear.
   if (cache && typeof payload.exp === "number" && cache.generation === generation) {
-    cache.set(cacheKey, clonePrincipal(principal), cachedUntil(config, payload.exp, payload.iat, nowMs));
+    const entry = { principal: clonePrincipal(principal), bound: confirmationOf(token) };
+    cache.set(cacheKey, entry, cachedUntil(config, payload.exp, payload.iat, nowMs));
   }
   return principal;
 }
@@ -1182,13 +1192,18 @@ function cachedUntil(config: BearerConfig, exp: number, iat: number | undefined,
  * The cache lookup verify() starts with, without the promise (see {@link CACHED}). A hit is a
  * token verify() checked and cached, so it has the JWS compact form and is a token68.
  */
-function cachedPrincipal(config: BearerConfig, token: string): Principal | undefined {
+function cachedPrincipal(config: BearerConfig, token: string): VerifiedToken | undefined {
   const { cache } = config;
   if (!cache || token.length > config.maxTokenLength) return undefined;
   const key = VerifiedTokenCache.keyOf(token);
   const hit = cache.get(key, config.now());
   if (hit === undefined) return undefined;
-  return clonePrincipal(hit);
+  return { principal: clonePrincipal(hit.principal), bound: hit.bound };
+}
+
+/** A cache entry's estimated bytes: its principal's (the binding is one of three interned strings). */
+function verifiedTokenBytes(entry: VerifiedToken): number {
+  return principalBytes(entry.principal);
 }
 
 /**
