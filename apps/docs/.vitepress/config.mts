@@ -36,7 +36,48 @@ function githubSlug(text: string): string {
  * under `/svc/`, each `ERR_SVC_*` code at `https://svc-dev.github.io/svc/errors/<code>.html` (the
  * site test checks that address).
  */
-export const base = "/svc/";
+export const defaultBase = "/svc/";
+
+/**
+ * The base the site is built for: `DOCS_BASE` when set (`DOCS_BASE=/` for a static server at the
+ * root of `dist/`, such as `npx serve dist`), else {@link defaultBase}. Every link and asset
+ * of the built pages starts with it, so a server must serve `dist/` at that path.
+ */
+export function siteBase(given: string | undefined): string {
+  if (given === undefined || given.trim() === "") return defaultBase;
+  const path = given.trim().replace(/^\/+|\/+$/g, "");
+  return path === "" ? "/" : `/${path}/`;
+}
+
+export const base = siteBase(process.env.DOCS_BASE);
+
+/** The package pages, each with its options page (`packages/<name>/options.md`) below it. */
+function packagePages(): {
+  text: string;
+  link: string;
+  collapsed?: boolean;
+  items?: { text: string; link: string }[];
+}[] {
+  return pages("packages").map((page) =>
+    existsSync(join(content, `${page.link}/options.md`))
+      ? { ...page, collapsed: true, items: [{ text: "options", link: `${page.link}/options` }] }
+      : page,
+  );
+}
+
+/**
+ * What the local search indexes of a page (it loads the whole index at the first search, so its
+ * size is the wait): no code blocks; of the per-code pages (`errors/`, `problems/`, some 420
+ * pages of one template each, whose README words the package pages carry already) the title and
+ * what precedes their first section; of the options pages (the READMEs' own tables) the headings.
+ */
+function searchedHtml(html: string, relativePath: string): string {
+  const text = html.replace(/<pre[\s\S]*?<\/pre>/g, "");
+  if (/^(?:errors|problems)\/(?!index\.md$)/.test(relativePath)) return text.split(/<h2[\s>]/)[0] ?? "";
+  if (/^packages\/[^/]+\/options\.md$/.test(relativePath))
+    return [...text.matchAll(/<h[12][\s>][\s\S]*?<\/h[12]>/g)].map((m) => m[0]).join("\n");
+  return text;
+}
 
 export default defineConfig({
   title: "@svc",
@@ -51,7 +92,15 @@ export default defineConfig({
   head: [["link", { rel: "icon", type: "image/svg+xml", href: `${base}favicon.svg` }]],
   markdown: { anchor: { slugify: githubSlug } },
   themeConfig: {
-    search: { provider: "local" },
+    search: {
+      provider: "local",
+      options: {
+        _render(src, env, md) {
+          const html = md.render(src, env);
+          return env.frontmatter?.search === false ? "" : searchedHtml(html, env.relativePath);
+        },
+      },
+    },
     nav: [
       { text: "Packages", link: "/packages/" },
       { text: "Guides", link: "/guides/" },
@@ -62,7 +111,7 @@ export default defineConfig({
       { text: "Record codes", link: "/problems/" },
     ],
     sidebar: {
-      "/packages/": [{ text: "Packages", link: "/packages/", items: pages("packages") }],
+      "/packages/": [{ text: "Packages", link: "/packages/", items: packagePages() }],
       "/guides/": [{ text: "Guides", link: "/guides/", items: pages("guides") }],
       "/frameworks/": [{ text: "Frameworks", link: "/frameworks/", items: pages("frameworks") }],
       "/runtimes/": [{ text: "Runtimes", link: "/runtimes/", items: pages("runtimes") }],

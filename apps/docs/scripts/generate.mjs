@@ -105,6 +105,126 @@ const githubSlug = (text) =>
 /** Markdown rendered as it is: Vue reads `{{ }}` and tags in a page as a template, a README means neither. */
 const verbatim = (markdown) => `::: v-pre\n${markdown}\n:::\n`;
 
+/** Markdown inline text as plain text: code, links, emphasis and HTML dropped, their words kept. */
+function plainText(markdown) {
+  return markdown
+    // HTML outside code spans (`<JWT>` in one is text).
+    .split(/(`+[^`]*`+)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/<[^>]+>/g, "")))
+    .join("")
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/`+([^`]*)`+/g, "$1")
+    .replace(/(\*\*|__)(.+?)\1/g, "$2")
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, "$1$2")
+    .replace(/\\([\\`*_[\]()|])/g, "$1")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * A home page card's text: the README's first paragraph as plain text, cut after its first
+ * sentence; a sentence longer than `max` is cut at the last clause (`: `, `; `, `, `) or word that
+ * fits, outside parentheses, and ends with an ellipsis. Never a cut word, never Markdown.
+ */
+export function cardText(readme, max = 240) {
+  const lines = readme.split("\n");
+  const start = lines.findIndex(
+    (l) => l.trim() !== "" && !/^(#|\[|!\[|<|```|~~~|[-*|>] )/.test(l.trim()),
+  );
+  if (start === -1) return "";
+  const end = lines.findIndex((l, i) => i > start && l.trim() === "");
+  const text = plainText(lines.slice(start, end === -1 ? undefined : end).join(" "));
+  // The first sentence: up to a full stop (or ! ?) followed by a space, outside parentheses.
+  let depth = 0;
+  let sentence = text;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && /[.!?]/.test(c) && (i + 1 === text.length || text[i + 1] === " ")) {
+      sentence = text.slice(0, i + 1);
+      break;
+    }
+  }
+  if (sentence.length <= max) return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+  // What the sentence says before its first colon is a statement of its own; else a clause or a
+  // word that fits, and an ellipsis says the sentence goes on.
+  let colon = -1;
+  let clause = -1;
+  let word = -1;
+  depth = 0;
+  for (let i = 0; i < max; i++) {
+    const c = sentence[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (c === " " && depth === 0) {
+      word = i;
+      if (/[;,]/.test(sentence[i - 1])) clause = i - 1;
+      if (sentence[i - 1] === ":" && colon === -1) colon = i - 1;
+    }
+  }
+  if (colon > 60) return `${sentence.slice(0, colon)}.`;
+  const cut = clause > max / 2 ? clause : word > 0 ? word : sentence.lastIndexOf(" ", max);
+  return `${sentence.slice(0, cut).replace(/[\s:;,]+$/, "")}…`;
+}
+
+/**
+ * The options tables of a README (a table whose first header cell is "Option"), each with the
+ * heading it is under: `[{ heading, table, options }]`, `options` the names of its first column
+ * (a `name` in backticks, or the cell's text).
+ */
+export function optionsTables(readme) {
+  const found = [];
+  let fence = false;
+  let heading = "";
+  const lines = readme.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (fence) continue;
+    const title = /^#{2,6} (.+)$/.exec(line);
+    if (title) heading = title[1].trim();
+    if (!/^\|\s*options?\s*\|/i.test(line) || !/^\|[\s:|-]+\|?\s*$/.test(lines[i + 1] ?? "")) continue;
+    let j = i + 2;
+    while (j < lines.length && lines[j].trim().startsWith("|")) j++;
+    const table = lines.slice(i, j);
+    const options = tableRows(table.join("\n")).map((cells) => {
+      const first = cells[0] ?? "";
+      return /`([^`]+)`/.exec(first)?.[1] ?? plainText(first);
+    });
+    found.push({ heading, table: table.join("\n"), options });
+    i = j - 1;
+  }
+  return found;
+}
+
+/**
+ * A package's options reference page (`packages/<dir>/options`): every options table of its
+ * README under the heading it is under there, linked back to that section.
+ */
+function optionsPage(p, tables) {
+  const local = (markdown) =>
+    relink(markdown, `packages/${p.dir}/README.md`).replace(/\]\(#/g, `](/packages/${p.dir}#`);
+  const parts = tables.map(
+    ({ heading, table }) =>
+      `## ${heading}\n\n${local(table)}\n\nIn the README: [${plainText(heading).replace(/[[\]]/g, "")}](/packages/${p.dir}#${githubSlug(plainText(heading))})\n`,
+  );
+  return verbatim(
+    `# ${p.name} options\n\nEvery option [${p.name}](/packages/${p.dir}) takes, one table per factory, as its README gives them. Each is checked when the middleware is built: a refused one throws a \`TypeError\` with a stable \`code\` ([error codes](/errors/)).\n\n${parts.join("\n")}`,
+  );
+}
+
+/** A package page with a link to its options page under its title, when it has one. */
+function withOptionsLink(markdown, p, tables) {
+  if (tables.length === 0) return markdown;
+  return markdown.replace(
+    /^# .+\n/,
+    (title) =>
+      `${title}\n**[Options reference](/packages/${p.dir}/options)**: every option of ${tables.length === 1 ? "its factory" : `its ${tables.length} factories`}, on one page.\n`,
+  );
+}
+
 function write(path, text) {
   const file = join(out, path);
   mkdirSync(dirname(file), { recursive: true });
@@ -293,7 +413,7 @@ hero:
       text: Error codes
       link: /errors/
 features:
-${pkgs.map((p) => `  - title: "${p.name}"\n    details: "${(p.readme.split("\n").find((l) => l.trim() && !l.startsWith("#") && !l.startsWith("[")) ?? "").replace(/"/g, "'").slice(0, 160)}"\n    link: /packages/${p.dir}`).join("\n")}
+${pkgs.map((p) => `  - title: "${p.name}"\n    details: ${JSON.stringify(cardText(p.readme))}\n    link: /packages/${p.dir}`).join("\n")}
 ---
 
 ${verbatim(relink(intro, "README.md"))}`,
@@ -311,9 +431,11 @@ ${verbatim(relink(intro, "README.md"))}`,
       own.length > 0
         ? `\n## Error record codes\n\nThe \`code\` of each error record ${p.name} answers with, and what it means: ${own.map((c) => `[\`${c}\`](/problems/${c})`).join(", ")}.\n`
         : "";
+    const options = optionsTables(p.readme);
+    if (options.length > 0) write(`packages/${p.dir}/options.md`, optionsPage(p, options));
     write(
       `packages/${p.dir}.md`,
-      `${verbatim(relink(p.readme, `packages/${p.dir}/README.md`))}${codesSection}`,
+      `${verbatim(withOptionsLink(relink(p.readme, `packages/${p.dir}/README.md`), p, options))}${codesSection}`,
     );
   }
 

@@ -13,9 +13,57 @@ const exec = promisify(execFile);
 const docs = resolve(import.meta.dirname, "..");
 const root = resolve(docs, "../..");
 const repository = "https://github.com/svc-dev/svc/blob/main/";
-/** The site's base (`base` of .vitepress/config.mts): GitHub Pages serves it under `/svc/`. */
+/** The site's base (`defaultBase` of .vitepress/config.mts): GitHub Pages serves it under `/svc/`. */
 const siteBase =
-  /export const base = "([^"]+)"/.exec(readFileSync(join(docs, ".vitepress/config.mts"), "utf8"))?.[1] ?? "/";
+  /export const defaultBase = "([^"]+)"/.exec(
+    readFileSync(join(docs, ".vitepress/config.mts"), "utf8"),
+  )?.[1] ?? "/";
+/** The environment of a build: no `DOCS_BASE` of the shell's, unless given. */
+const buildEnv = (docsBase?: string) => {
+  const { DOCS_BASE: _, ...env } = process.env;
+  return docsBase === undefined ? env : { ...env, DOCS_BASE: docsBase };
+};
+
+/** The published packages' folders. */
+function publishedDirs(): string[] {
+  return readdirSync(join(root, "packages")).filter((dir) => {
+    const manifest = join(root, "packages", dir, "package.json");
+    return existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).private !== true;
+  });
+}
+
+/**
+ * The option names of a README's options tables (a table whose first header cell is "Option"), as
+ * a reader finds them: the first cell of each row, its name in backticks.
+ */
+function readmeOptions(readme: string): string[] {
+  const lines = readme.split("\n");
+  const names: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\|\s*options?\s*\|/i.test(lines[i] as string) || !/^\|[\s:|-]+$/.test((lines[i + 1] ?? "").trim()))
+      continue;
+    for (let j = i + 2; j < lines.length && (lines[j] as string).trim().startsWith("|"); j++) {
+      const first =
+        (lines[j] as string)
+          .trim()
+          .slice(1)
+          .split(/(?<!\\)\|/)[0]
+          ?.trim() ?? "";
+      names.push(/`([^`]+)`/.exec(first)?.[1] ?? first);
+    }
+  }
+  return names;
+}
+
+/** HTML text as a reader sees it. */
+const textOf = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, "")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&amp;", "&");
 /** Where GitHub Pages serves the site: the address the refusal messages link to. */
 const siteUrl = `https://svc-dev.github.io${siteBase}`;
 
@@ -82,6 +130,7 @@ describe("the docs site", () => {
       [join(root, "node_modules/vitepress/bin/vitepress.js"), "build", "--outDir", out],
       {
         cwd: docs,
+        env: buildEnv(),
         maxBuffer: 64 * 1024 * 1024,
       },
     );
@@ -223,6 +272,74 @@ describe("the docs site", () => {
     expect(broken).toEqual([]);
   });
 
+  it("has a card per package on the home page, each a complete sentence or words of one, without Markdown", () => {
+    const home = readFileSync(join(out, "index.html"), "utf8");
+    const cards = [...home.matchAll(/<p class="details"[^>]*>([\s\S]*?)<\/p>/g)].map((m) =>
+      textOf(m[1] as string).trim(),
+    );
+    expect(cards.length).toBe(publishedDirs().length);
+    for (const card of cards) {
+      expect(card, card).not.toContain("`");
+      expect(card, card).not.toMatch(/\]\(|\*\*/);
+      // A full stop ends the sentence; an ellipsis follows a whole word of the README's.
+      expect(card, card).toMatch(/[.!?)]$|\p{L}…$/u);
+      if (card.endsWith("…")) {
+        const last = /(\p{L}+)…$/u.exec(card)?.[1] as string;
+        const readmes = publishedDirs().map((dir) =>
+          readFileSync(join(root, "packages", dir, "README.md"), "utf8"),
+        );
+        expect(
+          readmes.some((readme) => new RegExp(`(^|[^\\p{L}])${last}([^\\p{L}]|$)`, "u").test(readme)),
+          `${card}: "${last}" is no whole word of a README`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it("has an options page per package with options tables, listing each option they list, linked from its page and sidebar", () => {
+    let withOptions = 0;
+    for (const dir of publishedDirs()) {
+      const options = readmeOptions(readFileSync(join(root, "packages", dir, "README.md"), "utf8"));
+      const page = `packages/${dir}/options.html`;
+      if (options.length === 0) {
+        expect(pages).not.toContain(page);
+        continue;
+      }
+      withOptions++;
+      expect(pages).toContain(page);
+      const html = readFileSync(join(out, page), "utf8");
+      const listed = new Set(
+        [...html.matchAll(/<tr>\s*<td>([\s\S]*?)<\/td>/g)].map((m) => {
+          const cell = m[1] as string;
+          return textOf(/<code>([\s\S]*?)<\/code>/.exec(cell)?.[1] ?? cell).trim();
+        }),
+      );
+      expect(options.filter((name) => !listed.has(name.replaceAll("\\|", "|")))).toEqual([]);
+      const href = `href="${siteBase}${page}"`;
+      expect(readFileSync(join(out, `packages/${dir}.html`), "utf8")).toContain(href);
+      // The sidebar of every package page lists it.
+      expect(readFileSync(join(out, "packages/index.html"), "utf8")).toContain(href);
+    }
+    expect(withOptions).toBeGreaterThan(5);
+  });
+
+  it("keeps the search index small, and says it is loading while it loads", () => {
+    const chunks = join(out, "assets/chunks");
+    const index = readdirSync(chunks).filter((f) => f.startsWith("@localSearchIndex"));
+    expect(index.length).toBe(1);
+    // 1.2 MB when it indexed every code block and every per-code page whole; the first search waits for it.
+    const size = readFileSync(join(chunks, index[0] as string)).length;
+    expect(size).toBeLessThan(900_000);
+    // Still found by its search: a code's page by its title.
+    expect(readFileSync(join(chunks, index[0] as string), "utf8")).toContain("ERR_SVC_KERNEL_TRUST_PROXY");
+    for (const page of ["index.html", "packages/ratelimit.html"]) {
+      const html = readFileSync(join(out, page), "utf8");
+      expect(html).toMatch(
+        /<div class="svc-search-status" role="status" aria-live="polite" style="display:none;?">Loading the search index…<\/div>/,
+      );
+    }
+  });
+
   describe.skipIf(!chromiumPath)("in headless chromium", () => {
     // One browser for both tests.
     let browser: Browser;
@@ -280,6 +397,40 @@ describe("the docs site", () => {
       expect(problems).toEqual([]);
     });
 
+    it("shows the loading state while the search index loads, then the results", {
+      timeout: 300_000,
+    }, async () => {
+      // No idle prefetch here: the index is held back until the box has been seen loading.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      let release = () => {};
+      const held = new Promise<void>((done) => {
+        release = done;
+      });
+      try {
+        await page.route(/@localSearchIndex/, async (route) => {
+          await held;
+          await route.continue();
+        });
+        await page.goto(`${base}/index.html`, { waitUntil: "load" });
+        await page.locator(".VPNavBarSearchButton").first().click();
+        const status = page.locator(".svc-search-status");
+        await status.waitFor({ state: "visible", timeout: 30_000 });
+        expect(await status.textContent()).toBe("Loading the search index…");
+        await page.locator("#localsearch-input").fill("ERR_SVC_KERNEL_TRUST_PROXY");
+        release();
+        await page
+          .locator(".result")
+          .filter({ hasText: "ERR_SVC_KERNEL_TRUST_PROXY" })
+          .first()
+          .waitFor({ timeout: 60_000 });
+        expect(await status.isVisible()).toBe(false);
+      } finally {
+        release();
+        await context.close();
+      }
+    });
+
     it("finds an error code with its search, and keeps screenshots of the home page and that code's page", {
       timeout: 300_000,
     }, async () => {
@@ -306,5 +457,63 @@ describe("the docs site", () => {
         await page.close();
       }
     });
+  });
+});
+
+/**
+ * Serving the built site from a plain static server (README, "docs:build"): built with
+ * `DOCS_BASE=/`, its pages and assets are addressed from the root of `dist/`, so a server that maps
+ * each path to the file of that name (`npx serve dist`) serves it.
+ */
+describe("the docs site built with DOCS_BASE=/", () => {
+  let out: string;
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), "svc-docs-root-"));
+    await exec(process.execPath, [join(docs, "scripts/generate.mjs")], { cwd: docs });
+    await exec(
+      process.execPath,
+      [join(root, "node_modules/vitepress/bin/vitepress.js"), "build", "--outDir", out],
+      { cwd: docs, env: buildEnv("/"), maxBuffer: 64 * 1024 * 1024 },
+    );
+    // A static server with no notion of a base: the path is the file, `/` the index.
+    server = createServer((req, res) => {
+      const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      const file = join(out, path.endsWith("/") ? `${path}index.html` : path);
+      if (!file.startsWith(out) || !existsSync(file)) {
+        res.writeHead(404).end();
+        return;
+      }
+      res
+        .writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" })
+        .end(readFileSync(file));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 600_000);
+
+  afterAll(async () => {
+    server?.close();
+    if (out) await rm(out, { recursive: true, force: true });
+  });
+
+  it("serves the home page, a package page and every asset and page they name from the root", async () => {
+    for (const page of ["/", "/packages/ratelimit.html"]) {
+      const response = await fetch(`${origin}${page}`);
+      expect(response.status, page).toBe(200);
+      const html = await response.text();
+      expect(html).not.toContain(`"${siteBase}`);
+      const named = [...html.matchAll(/\s(?:href|src)="(\/[^"#]*)"/g)].map((m) => m[1] as string);
+      expect(named.some((path) => path.startsWith("/assets/") && path.endsWith(".js"))).toBe(true);
+      if (page !== "/") expect(named).toContain("/packages/ratelimit/options.html");
+      const failed: string[] = [];
+      for (const path of new Set(named)) {
+        const r = await fetch(`${origin}${path}`);
+        if (r.status !== 200) failed.push(`${page}: ${path} ${r.status}`);
+      }
+      expect(failed).toEqual([]);
+    }
   });
 });
