@@ -107,19 +107,21 @@ const verbatim = (markdown) => `::: v-pre\n${markdown}\n:::\n`;
 
 /** Markdown inline text as plain text: code, links, emphasis and HTML dropped, their words kept. */
 function plainText(markdown) {
-  return markdown
-    // HTML outside code spans (`<JWT>` in one is text).
-    .split(/(`+[^`]*`+)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/<[^>]+>/g, "")))
-    .join("")
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/`+([^`]*)`+/g, "$1")
-    .replace(/(\*\*|__)(.+?)\1/g, "$2")
-    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, "$1$2")
-    .replace(/\\([\\`*_[\]()|])/g, "$1")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    markdown
+      // HTML outside code spans (`<JWT>` in one is text).
+      .split(/(`+[^`]*`+)/)
+      .map((part, i) => (i % 2 === 1 ? part : part.replace(/<[^>]+>/g, "")))
+      .join("")
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/`+([^`]*)`+/g, "$1")
+      .replace(/(\*\*|__)(.+?)\1/g, "$2")
+      .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, "$1$2")
+      .replace(/\\([\\`*_[\]()|])/g, "$1")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /**
@@ -129,9 +131,7 @@ function plainText(markdown) {
  */
 export function cardText(readme, max = 240) {
   const lines = readme.split("\n");
-  const start = lines.findIndex(
-    (l) => l.trim() !== "" && !/^(#|\[|!\[|<|```|~~~|[-*|>] )/.test(l.trim()),
-  );
+  const start = lines.findIndex((l) => l.trim() !== "" && !/^(#|\[|!\[|<|```|~~~|[-*|>] )/.test(l.trim()));
   if (start === -1) return "";
   const end = lines.findIndex((l, i) => i > start && l.trim() === "");
   const text = plainText(lines.slice(start, end === -1 ? undefined : end).join(" "));
