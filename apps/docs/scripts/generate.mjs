@@ -11,6 +11,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { catalogue as errorCatalogue, notThrown, WHEN } from "../errors/index.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const docsRoot = resolve(here, "..");
@@ -295,7 +296,8 @@ export function errorCodes(pkgs) {
     }
   };
   for (const p of pkgs) scan(join(root, "packages", p.dir));
-  return [...codes.keys()].sort();
+  // A code no package owns is a test's made-up one (`checkOptionNames("x", ...)`), never thrown.
+  return [...codes.keys()].filter((code) => packageOfCode(code, pkgs) !== undefined).sort();
 }
 
 /**
@@ -383,6 +385,67 @@ function mentions(markdown, code) {
   }
   flush();
   return found;
+}
+
+/**
+ * The page of an `ERR_SVC_*` code from its catalogue entry (`apps/docs/errors/`): what raised it
+ * and when, why (what was refused, what is accepted, in the message's words), how to fix it, and
+ * the wrong and right modules that `test/error-codes.test.ts` compiles and runs.
+ */
+function errorCodePage(code, entry, owner, elsewhere) {
+  const fence = (source) => `\`\`\`ts\n${source.trim()}\n\`\`\``;
+  return `# ${code}
+
+A \`TypeError\` whose \`code\` is \`${code}\`${owner ? `, from [\`${owner.p.name}\`](/packages/${owner.p.dir})` : ""}. Match on \`err.code\`, never on the message.
+
+## What raised it
+
+${entry.raiser}, ${WHEN[entry.when]}.
+
+## Why
+
+${entry.refused[0].toUpperCase()}${entry.refused.slice(1)}. What is accepted, in the message's words (which add the value given): ${entry.accepted.includes("`") ? entry.accepted : `\`${entry.accepted}\``}.
+
+## How to fix it
+
+${entry.fix}
+
+### Wrong
+
+${fence(entry.wrong)}
+
+This ${entry.when === "registration" ? "rejects" : "throws"} the \`TypeError\` \`${code}\`.${
+    entry.wrong.includes('from "./greeter.mjs"')
+      ? " (`./greeter.mjs` stands for your own contract and handlers: it exports the WSDL text, `wsdl`, and the operations' `handlers`.)"
+      : ""
+  }
+
+### Right
+
+${fence(entry.right)}
+
+Both modules are compiled (strict TypeScript) and run in CI: the first throws \`${code}\`, the second does not.
+
+${elsewhere.length > 0 ? `## Also named by\n\n${elsewhere.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n\n` : ""}## See also
+
+${owner ? `- [${owner.p.name}](/packages/${owner.p.dir})\n` : ""}- [Every error code](/errors/)
+`;
+}
+
+/** The page of a code that is named (by a README or a test) but never thrown: where to look instead. */
+function notThrownPage(code, { instead, why }, owner) {
+  return `# ${code}
+
+No function of ${owner ? `[\`${owner.p.name}\`](/packages/${owner.p.dir})` : "the packages"} throws \`${code}\`. ${why}
+
+## The codes thrown instead
+
+${instead.map((c) => `- [\`${c}\`](/errors/${c})`).join("\n")}
+
+## See also
+
+- [Every error code](/errors/)
+`;
 }
 
 export function generate() {
@@ -546,45 +609,29 @@ ${verbatim(relink(intro, "README.md"))}`,
 
   // Error codes.
   const codes = errorCodes(pkgs);
+  const entries = errorCatalogue();
   const byPackage = new Map();
   for (const code of codes) {
     const owner = packageOfCode(code, pkgs);
     const key = owner?.p.name ?? "other";
     if (!byPackage.has(key)) byPackage.set(key, []);
     byPackage.get(key).push(code);
-    const option = owner ? code.slice(owner.constant.length) : code;
-    const said = owner ? mentions(owner.p.readme, code) : [];
     const elsewhere = pkgs.filter((p) => p !== owner?.p && mentions(p.readme, code).length > 0);
-    const optionWords = option.toLowerCase().replace(/_/g, " ");
-    write(
-      `errors/${code}.md`,
-      verbatim(
-        relink(
-          `# ${code}\n\n${
-            owner
-              ? `A \`TypeError\` thrown by [\`${owner.p.name}\`](/packages/${owner.p.dir}) when it is created: its option${
-                  option === "UNKNOWN_OPTION"
-                    ? "s named one it does not know (a misspelling: the message names the nearest it knows)"
-                    : ` \`${optionWords}\` was refused`
-                }. The message names the option, the value given and what is accepted.`
-              : "An error code of the @svc packages."
-          }\n\nOptions are checked once, when the middleware is built, so the application fails at start-up rather than on a request. Match on \`err.code\`, never on the message.\n\n${
-            said.length > 0
-              ? `## What the README says\n\n${said.join("\n\n").replace(/\]\(#/g, `](/packages/${owner.p.dir}#`)}\n\n`
-              : ""
-          }${elsewhere.length > 0 ? `## Also named by\n\n${elsewhere.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n\n` : ""}${
-            owner
-              ? `## See also\n\n- [${owner.p.name}](/packages/${owner.p.dir})\n- [Every error code](/errors/)\n`
-              : ""
-          }`,
-          owner ? `packages/${owner.p.dir}/README.md` : "README.md",
-        ),
-      ),
-    );
+    if (notThrown[code]) {
+      write(`errors/${code}.md`, verbatim(notThrownPage(code, notThrown[code], owner)));
+      continue;
+    }
+    const entry = entries.get(code);
+    // A page that says less than the error is no page: a new code gets its entry first.
+    if (entry === undefined)
+      throw new Error(
+        `${code}: no entry in apps/docs/errors/ (what raised it, why, the fix, a wrong and a right module)`,
+      );
+    write(`errors/${code}.md`, verbatim(errorCodePage(code, entry, owner, elsewhere)));
   }
   write(
     "errors/index.md",
-    `# Error codes\n\nEvery \`ERR_SVC_*\` code is \`ERR_SVC_<PACKAGE>_<OPTION>\`: a refused option of that package, thrown as a \`TypeError\` when the middleware is built.\n\n${[
+    `# Error codes\n\nEvery \`ERR_SVC_*\` code is \`ERR_SVC_<PACKAGE>_<OPTION>\`: a refused option or argument of that package, thrown as a \`TypeError\`, most when the middleware is built. Each page says what raised it and when, why, and how to fix it, with a wrong and a right example that CI compiles and runs.\n\n${[
       ...byPackage,
     ]
       .map(([name, list]) => `## ${name}\n\n${list.map((c) => `- [\`${c}\`](/errors/${c})`).join("\n")}\n`)

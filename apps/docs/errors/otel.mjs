@@ -1,0 +1,61 @@
+import { option } from "./helpers.mjs";
+
+const RAISER = "`instrumentSvc()` of `@svc/otel`";
+const imports = 'import { instrumentSvc } from "@svc/otel";';
+const otel = ({ name, ...rest }) =>
+  option({
+    raiser: RAISER,
+    name,
+    imports,
+    call: (v) => `const instrumentation = instrumentSvc({ ${name}: ${v} });\ninstrumentation.disable();`,
+    ...rest,
+  });
+
+export default {
+  ERR_SVC_OTEL_PACKAGES: otel({
+    name: "packages",
+    accepted: "a list of ",
+    wrong: "JSON.parse('[\"@svc/ratelimit\"]')",
+    right: '["ratelimit", "auth"]',
+    fix: 'List the packages by the names the message gives (`"ratelimit"`, not `"@svc/ratelimit"`), or leave `packages` out for all of them.',
+  }),
+  ERR_SVC_OTEL_METER_PROVIDER: otel({
+    name: "meterProvider",
+    accepted: "a MeterProvider",
+    imports: `${imports}\nimport { metrics } from "@opentelemetry/api";`,
+    wrong: 'metrics.getMeter("svc") as never',
+    right: "metrics.getMeterProvider()",
+    fix: "Give the provider (`metrics.getMeterProvider()`, or your SDK's `MeterProvider`), not a meter.",
+  }),
+  ERR_SVC_OTEL_TRACER_PROVIDER: otel({
+    name: "tracerProvider",
+    accepted: "a TracerProvider",
+    imports: `${imports}\nimport { trace } from "@opentelemetry/api";`,
+    wrong: 'trace.getTracer("svc") as never',
+    right: "trace.getTracerProvider()",
+    fix: "Give the provider (`trace.getTracerProvider()`, or your SDK's `TracerProvider`), not a tracer.",
+  }),
+  ERR_SVC_OTEL_OPTIONS: option({
+    raiser: RAISER,
+    name: "options",
+    refused: "its options argument is not an object",
+    accepted: "an object with the fields meterProvider, tracerProvider, packages",
+    imports,
+    call: (v) => `const instrumentation = instrumentSvc(${v});\ninstrumentation.disable();`,
+    wrong: "JSON.parse('[\"ratelimit\"]')",
+    right: '{ packages: ["ratelimit"] }',
+    fix: "Pass an object of options, or nothing.",
+  }),
+  ERR_SVC_OTEL_UNKNOWN_OPTION: option({
+    raiser: RAISER,
+    name: "options",
+    refused: "its options name one it does not know; the message names the nearest it knows",
+    accepted: 'did you mean "packages"?',
+    imports,
+    call: (v) =>
+      `// Options assembled at run time, so the compiler does not check their names.\nconst options: Record<string, unknown> = { ${v}: ["ratelimit"] };\nconst instrumentation = instrumentSvc(options);\ninstrumentation.disable();`,
+    wrong: "package",
+    right: "packages",
+    fix: "Spell the option as the message suggests.",
+  }),
+};
