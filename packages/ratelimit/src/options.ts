@@ -37,7 +37,7 @@ export interface RateLimitPrincipal {
  * What `rateLimit()` leaves on the request (`req.rateLimit` unless `requestPropertyName` says
  * otherwise) for later handlers: the decision of the tightest limiter so far.
  * @example
- * app.get("/quota", (req, res) => res.json({ remaining: (req as RateLimitRequest).rateLimit?.remaining }));
+ * app.get("/quota", (req, res) => res.json({ remaining: req.rateLimit?.remaining }));
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10#section-4.1
  */
 export interface RateLimitInfo {
@@ -58,6 +58,20 @@ export interface RateLimitInfo {
   key: string;
   /** The policy name in the `RateLimit` header. */
   policy: string;
+}
+
+declare global {
+  // Express's own augmentation point (as `req.principal` of @svc/auth): `req.rateLimit` is typed
+  // in every Express handler without this package depending on @types/express.
+  namespace Express {
+    interface Request {
+      /**
+       * Set by `rateLimit()` of `@svc/ratelimit/express` (under its default `requestPropertyName`):
+       * the decision of the tightest limiter the request passed so far.
+       */
+      rateLimit?: RateLimitInfo | undefined;
+    }
+  }
 }
 
 /**
