@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { catalogue as errorCatalogue, notThrown, WHEN } from "../errors/index.mjs";
+import { problems } from "../errors/problems.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const docsRoot = resolve(here, "..");
@@ -448,6 +449,75 @@ ${instead.map((c) => `- [\`${c}\`](/errors/${c})`).join("\n")}
 `;
 }
 
+/** The request an example sends, as HTTP/1.1 writes it (`apps/docs/errors/problems.mjs`). */
+export function exampleRequest({ method = "GET", path, headers = {}, body }) {
+  const fields = { host: "api.example", accept: "application/problem+json", ...headers };
+  const lines = Object.entries(fields).map(
+    ([name, value]) => `${name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase())}: ${value}`,
+  );
+  return `${method} ${path} HTTP/1.1\n${lines.join("\n")}\n${body === undefined ? "" : `\n${body}\n`}`;
+}
+
+/**
+ * The page of an error record code from its entry: the package that answers with it and when, the
+ * status, what the client and the operator should do, and an example app with the request and
+ * the response `test/error-codes.test.ts` receives from it.
+ */
+function problemPage(code, entry, pkgs) {
+  const p = pkgs.find((q) => q.dir === entry.pkg);
+  const name = p?.name ?? `@svc/${entry.pkg}`;
+  const { status, response, requests, app } = entry;
+  const head = Object.entries(response.headers ?? {})
+    .map(
+      ([n, v]) =>
+        `${n === "www-authenticate" ? "WWW-Authenticate" : n.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase())}: ${v}`,
+    )
+    .join("\n");
+  return `# ${code}
+
+The \`code\` of an error answered by [\`${name}\`](/packages/${entry.pkg}) with status ${status}: \`"code": "${code}"\` in problem details (RFC 9457), whose \`type\` ends with it when the error handler is given a \`problemTypeBase\`. Match on the code, never on the message.
+
+## When
+
+${entry.when[0].toUpperCase()}${entry.when.slice(1)}.
+
+## What the client should do
+
+${entry.client}
+
+## What the operator should do
+
+${entry.operator}
+
+## Example
+
+The app (a Fetch handler; the same middleware exists for Express, Fastify and \`node:http\`):
+
+\`\`\`ts
+${app.trim()}
+\`\`\`
+
+${requests.length > 1 ? "The requests (the last one is answered with the code):" : "The request:"}
+
+${requests.map((r) => `\`\`\`http\n${exampleRequest(r).replace(/\{token\}/g, "<token>")}\`\`\``).join("\n\n")}
+
+The response, as the docs test receives it (… marks a value that changes from run to run):
+
+\`\`\`http
+HTTP/1.1 ${status} ${response.body.title}
+${head}
+
+${JSON.stringify(response.body, null, 2)}
+\`\`\`
+
+## See also
+
+- [${name}](/packages/${entry.pkg})
+- [The error record](/packages/errors)
+- [Every error record code](/problems/)
+`;
+}
+
 export function generate() {
   rmSync(out, { recursive: true, force: true });
   // The site's own files (its icon), served as they are.
@@ -587,6 +657,10 @@ ${verbatim(relink(intro, "README.md"))}`,
 
   // Error record codes: one page per `code` (the problem `type`'s last segment).
   for (const [code, owners] of records) {
+    if (problems[code] !== undefined) {
+      write(`problems/${code}.md`, verbatim(problemPage(code, problems[code], pkgs)));
+      continue;
+    }
     const said = owners.flatMap((p) =>
       mentions(p.readme, code).map((m) =>
         relink(m, `packages/${p.dir}/README.md`).replace(/\]\(#/g, `](/packages/${p.dir}#`),

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogue, type ErrorEntry, notThrown, support } from "../errors/index.mjs";
+import { problems } from "../errors/problems.mjs";
 
 const exec = promisify(execFile);
 const docs = resolve(import.meta.dirname, "..");
@@ -90,6 +91,8 @@ describe("the wrong and right modules of the code pages", () => {
     rmSync(examples, { recursive: true, force: true });
     mkdirSync(examples, { recursive: true });
     for (const [name, text] of Object.entries(support)) writeFileSync(join(examples, name), text);
+    for (const [code, problem] of Object.entries(problems))
+      writeFileSync(join(examples, `problem.${code}.mts`), problem.app);
     for (const entry of entries) {
       writeFileSync(file(entry, "wrong"), entry.wrong);
       writeFileSync(file(entry, "right"), entry.right);
@@ -136,6 +139,33 @@ describe("the wrong and right modules of the code pages", () => {
     });
     it("the right module does not", async () => {
       await expect(import(pathToFileURL(file(entry, "right")).href)).resolves.toBeDefined();
+    });
+  });
+});
+
+describe("the error record code pages' examples", () => {
+  // The apps are written (and compiled) with the ERR_SVC_* modules above.
+  describe.concurrent.each(Object.entries(problems))("%s", (code, problem) => {
+    it("answer the request with the code, the status and the fields the page shows", async () => {
+      const app = await import(pathToFileURL(join(examples, `problem.${code}.mts`)).href);
+      let response: Response | undefined;
+      for (const { method = "GET", path, headers = {}, body } of problem.requests) {
+        const fields: Record<string, string> = { accept: "application/problem+json" };
+        for (const [name, value] of Object.entries(headers))
+          fields[name] = value.replace("{token}", app.token);
+        response = await app.default.fetch(
+          new Request(`https://api.example${path}`, { method, headers: fields, body: body ?? null }),
+        );
+      }
+      expect(response?.status).toBe(problem.status);
+      for (const [name, value] of Object.entries(problem.response.headers ?? {}))
+        if (value === "…") expect(response?.headers.get(name), name).not.toBeNull();
+        else expect(response?.headers.get(name), name).toBe(value);
+      const received = await response?.json();
+      for (const [name, value] of Object.entries(problem.response.body))
+        if (value === "…") expect(received, name).toHaveProperty(name);
+        else expect(received[name], name).toEqual(value);
+      expect(received.code).toBe(code);
     });
   });
 });
