@@ -446,10 +446,12 @@ export function versionPackages(
     log(`version: first release: ${removed} pending changesets replaced by ${written}, one per package`);
   }
   for (const line of kernelPeerRanges(root, { first, base })) log(`version: kernel rule: ${line}`);
+  const migrations = pendingMigrations(root); // before `changeset version` consumes them
   execFileSync("node", [join(toolingRoot, "node_modules/@changesets/cli/bin.js"), "version"], {
     cwd: root,
     stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
   });
+  for (const line of writeMigrationSections(root, migrations, before)) log(`version: migration: ${line}`);
   if (install) {
     // The lockfile records each workspace's version and ranges; changesets leaves it stale.
     execFileSync("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], {
@@ -484,6 +486,85 @@ export function versionPackages(
       `version: ${dirtyBefore.join(", ")} had changes before the version step, staged with them: review them in git diff --cached`,
     );
   return { staged };
+}
+
+/**
+ * The `Migration:` paragraphs of the pending changesets (`.changeset/*.md`), read before
+ * `changeset version` consumes them: `[{ file, packages, summary, lines }]`, `lines` each
+ * paragraph that starts with `Migration:` joined into one line, without the prefix. A changeset
+ * naming several packages gives its lines to each.
+ */
+export function pendingMigrations(root) {
+  const dir = join(root, ".changeset");
+  if (!existsSync(dir)) return [];
+  const found = [];
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith(".md") || file === "README.md") continue;
+    const text = readFileSync(join(dir, file), "utf8").replaceAll("\r\n", "\n");
+    const match = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(text);
+    if (!match) continue;
+    const packages = [...match[1].matchAll(/^\s*["']?([^"':\s]+)["']?\s*:\s*(major|minor|patch|none)\s*$/gm)]
+      .filter((m) => m[2] !== "none")
+      .map((m) => m[1]);
+    const paragraphs = match[2].split(/\n\s*\n/).map((p) => p.trim());
+    const lines = paragraphs
+      .filter((p) => p.startsWith("Migration:"))
+      .map((p) =>
+        p
+          .slice("Migration:".length)
+          .replace(/\s*\n\s*/g, " ")
+          .trim(),
+      )
+      .filter(Boolean);
+    if (lines.length > 0) found.push({ file, packages, summary: paragraphs.find(Boolean) ?? "", lines });
+  }
+  return found;
+}
+
+/**
+ * After `changeset version`: into the new CHANGELOG entry of each package it moved across a
+ * minor boundary (0.1.x → 0.2.0, 1.x → 2.0.0; not a first release from 0.0.0), just under the
+ * version heading, `### Migrating from <previous minor>` with the `Migration:` lines of the
+ * changesets consumed for it (`migrations`, from pendingMigrations), in the order the entry lists
+ * those changesets. A package without one gets no section: nothing in the release asks a
+ * change of its users. Returns the lines to say, `<name>: <line>`, which the dry run prints too.
+ */
+export function writeMigrationSections(root, migrations, before) {
+  const said = [];
+  for (const { dir, manifest } of publishedPackages(root)) {
+    const from = before.get(manifest.name);
+    const to = manifest.version;
+    if (!from || from === to || from === "0.0.0" || !semver.valid(from) || !semver.valid(to)) continue;
+    // Below 1.0.0 a minor is the breaking step (0.1.x → 0.2.0), from 1.0.0 a major.
+    const crossed =
+      semver.major(from) !== semver.major(to) ||
+      (semver.major(from) === 0 && semver.minor(from) !== semver.minor(to));
+    if (!crossed) continue;
+    const own = migrations.filter((m) => m.packages.includes(manifest.name));
+    const path = join(dir, "CHANGELOG.md");
+    if (own.length === 0 || !existsSync(path)) continue;
+    const changelog = readFileSync(path, "utf8");
+    const heading = new RegExp(`^## ${to.replaceAll(".", "\\.")}[ \\t]*$`, "m").exec(changelog);
+    if (!heading) continue;
+    const next = changelog.indexOf("\n## ", heading.index + heading[0].length);
+    const entry = changelog.slice(heading.index, next < 0 ? undefined : next);
+    // The entry's order: where the first line of each changeset's text appears in it.
+    const at = (m) => {
+      const i = entry.indexOf(m.summary.split("\n")[0].trim());
+      return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+    };
+    const lines = own
+      .map((m, i) => ({ m, i }))
+      .sort((a, b) => at(a.m) - at(b.m) || a.i - b.i)
+      .flatMap(({ m }) => m.lines);
+    const title = `Migrating from ${semver.major(from)}.${semver.minor(from)}`;
+    const section = `### ${title}\n\n${lines.map((line) => `- ${line}`).join("\n")}\n\n`;
+    const end = heading.index + heading[0].length;
+    const rest = changelog.slice(end).replace(/^\n+/, "");
+    writeFileSync(path, `${changelog.slice(0, end)}\n\n${section}${rest}`);
+    for (const line of lines) said.push(`${manifest.name} ${title}: ${line}`);
+  }
+  return said;
 }
 
 /**

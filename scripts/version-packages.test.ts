@@ -415,6 +415,85 @@ describe("--dry-run: RELEASING.md step 2 shows what step 3 makes", () => {
   }, 60_000);
 });
 
+describe('the "Migrating from 0.1" section of each CHANGELOG entry (RELEASING.md step 3)', () => {
+  const script = resolve(import.meta.dirname, "version-packages.mjs");
+  const migration = '`import { problem } from "@fake/app"` → `from "@fake/app/express"`.';
+  const files = {
+    ".changeset/app-moved-export.md":
+      '---\n"@fake/app": minor\n---\n\nThe Express middleware moved to `@fake/app/express`.\n\n' +
+      `Migration: ${migration}\n`,
+    ".changeset/app-new-option.md": '---\n"@fake/app": minor\n---\n\nA new option.\n',
+    ".changeset/kernel-fix.md": '---\n"@fake/kernel": patch\n---\n\nA fix.\n',
+  };
+
+  function cloneWith() {
+    const root = mkdtempSync(join(tmpdir(), "svc-version-migrating-"));
+    clones.push(root);
+    git(tmpdir(), "clone", "-q", template, root);
+    for (const [path, text] of Object.entries(files)) write(root, path, text);
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "-m", "since the release");
+    return root;
+  }
+
+  /** The entry of `version` in a CHANGELOG: from its heading to the next one. */
+  const entryOf = (changelog: string, version: string) => {
+    const start = changelog.indexOf(`## ${version}\n`);
+    const next = changelog.indexOf("\n## ", start + 1);
+    return changelog.slice(start, next < 0 ? undefined : next);
+  };
+
+  it("a breaking changeset with a Migration line and one without → the minor's entry has the section with exactly that line", () => {
+    const root = cloneWith();
+    const dry = spawnSync("node", [script, "--root", root, "--dry-run"], { encoding: "utf8" });
+    expect(dry.status, dry.stderr).toBe(0);
+    execFileSync("node", [script, "--root", root, "--no-install", "--no-stage"], { stdio: "ignore" });
+
+    const entry = entryOf(readFileSync(join(root, "packages/app/CHANGELOG.md"), "utf8"), "0.2.0");
+    expect(
+      entry.startsWith(`## 0.2.0\n\n### Migrating from 0.1\n\n- ${migration}\n\n### Minor Changes\n`),
+    ).toBe(true);
+    const section = entry.slice(entry.indexOf("### Migrating"), entry.indexOf("### Minor Changes"));
+    expect(section.match(/^- .*$/gm)).toEqual([`- ${migration}`]);
+    // Both changesets are entries of their own under Minor Changes, the Migration line as written.
+    expect(entry).toContain("A new option.");
+    expect(entry).toContain("The Express middleware moved to `@fake/app/express`.");
+
+    // A patch (0.1.0 → 0.1.1) crosses no minor: no section.
+    const kernel = readFileSync(join(root, "packages/kernel/CHANGELOG.md"), "utf8");
+    expect(kernel).toContain("## 0.1.1");
+    expect(kernel).not.toContain("Migrating from");
+
+    // The dry run names the same line for the same package, and wrote nothing.
+    const said = [...dry.stdout.matchAll(/^version: migration: (\S+) Migrating from (\S+): (.*)$/gm)].map(
+      (m) => m.slice(1),
+    );
+    expect(said).toEqual([["@fake/app", "0.1", migration]]);
+  }, 60_000);
+
+  it("the lines are listed in the order the entry lists their changesets, one changeset naming two packages counts for each", () => {
+    const root = cloneWith();
+    write(
+      root,
+      ".changeset/both-renamed.md",
+      '---\n"@fake/app": minor\n"@fake/kernel": minor\n---\n\nA renamed option.\n\nMigration: `old: 1` → `renamed: 1`.\n',
+    );
+    execFileSync("node", [script, "--root", root, "--no-install", "--no-stage"], { stdio: "ignore" });
+    const app = entryOf(readFileSync(join(root, "packages/app/CHANGELOG.md"), "utf8"), "0.2.0");
+    const lines = app.slice(0, app.indexOf("### Minor Changes")).match(/^- .*$/gm);
+    const order = ["A renamed option.", "The Express middleware moved"].sort(
+      (a, b) => app.indexOf(a) - app.indexOf(b),
+    );
+    const byText = {
+      "A renamed option.": "- `old: 1` → `renamed: 1`.",
+      "The Express middleware moved": `- ${migration}`,
+    };
+    expect(lines).toEqual(order.map((text) => byText[text as keyof typeof byText]));
+    const kernel = entryOf(readFileSync(join(root, "packages/kernel/CHANGELOG.md"), "utf8"), "0.2.0");
+    expect(kernel).toContain("### Migrating from 0.1\n\n- `old: 1` → `renamed: 1`.\n\n### Minor Changes");
+  }, 60_000);
+});
+
 describe("reportedExports", () => {
   it.each([
     ["export function fastifyView(request: FastifyRequest): RequestView;", ["fastifyView"]],
