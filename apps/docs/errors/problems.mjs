@@ -7,6 +7,9 @@ const SECRET = "an HS256 secret of at least 32 bytes!";
 const errors = 'import { withErrors } from "@svc/errors/fetch";';
 /** Problem details (RFC 9457) with \`type\` from the code: what a client matches on. */
 const problemTypeBase = '{ problemTypeBase: "https://api.example.com/problems/" }';
+const pipeline = `${errors}
+import { createPipeline, reply } from "@svc/kernel";
+import { fetchAdapter } from "@svc/kernel/fetch";`;
 const bearer = `{ algorithms: ["HS256"], secret: "${SECRET}" }`;
 
 /** @type {Record<string, { pkg: string; status: number; when: string; client: string; operator: string; app: string; requests: { method?: string; path: string; headers?: Record<string, string>; body?: string }[]; response: { headers?: Record<string, string>; body: Record<string, unknown> } }>} */
@@ -304,6 +307,241 @@ export default { fetch: withErrors(current.wrap(async () => new Response(null, {
         instance: "/orders/7",
         timestamp: "…",
         code: "precondition_required",
+      },
+    },
+  },
+  invalid_request: {
+    pkg: "auth",
+    status: 400,
+    when: "an `Authorization` field that is no credentials of a scheme the route takes, as RFC 6750 §3.1 and RFC 7617 write them",
+    client:
+      "Send `Authorization: Bearer <token>` (or `Basic <base64 of user:password>`), one field, one space after the scheme.",
+    operator: "Nothing: it is the client's header; many from one client point at a broken client library.",
+    app: `${errors}
+import { authenticate } from "@svc/auth/fetch";
+
+const auth = authenticate({ realm: "api", bearer: ${bearer} });
+export default { fetch: withErrors(auth.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/orders/7", headers: { authorization: "Bearer" } }],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "www-authenticate": 'Bearer realm="api", error="invalid_request"',
+      },
+      body: {
+        type: "https://api.example.com/problems/invalid_request",
+        title: "Bad Request",
+        status: 400,
+        detail: "The Authorization header is malformed",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "invalid_request",
+      },
+    },
+  },
+  rate_limit_no_client_address: {
+    pkg: "ratelimit",
+    status: 500,
+    when: "the limiter keys on the client's address and the request carries none it can read: a Fetch server that is told no connection, a proxy whose forwarded field is not trusted",
+    client: "Nothing: the server is misconfigured; report it.",
+    operator:
+      "Tell the limiter the client's address: `clientAddressHeader` behind an edge that sets one (`cf-connecting-ip`), `connection` (Deno's `info.remoteAddr`, Bun's `server.requestIP`), `.wrap(handler, info)`, or a `key` of your own.",
+    app: `${errors}
+import { rateLimit } from "@svc/ratelimit/fetch";
+
+const limiter = rateLimit({ limit: 100, windowMs: 60_000, clientAddressHeader: "cf-connecting-ip" });
+export default { fetch: withErrors(limiter.wrap(async () => Response.json({ results: [] })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/search" }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/rate_limit_no_client_address",
+        title: "Internal Server Error",
+        status: 500,
+        detail: "An unexpected error occurred",
+        instance: "/search",
+        timestamp: "…",
+      },
+    },
+  },
+  misdirected_request: {
+    pkg: "hal",
+    status: 421,
+    when: "a request whose `Host` (or the forwarded host a trusted proxy gives) is not a host the app serves, `allowedHosts()`",
+    client: "Send the request to the API's own host name.",
+    operator:
+      "Add the host to `allowedHosts` if the app is meant to answer it (a new domain, a load balancer's health check by address).",
+    app: `${errors}
+import { allowedHosts } from "@svc/hal/fetch";
+
+const hosts = allowedHosts(["api.example"]);
+export default { fetch: withErrors(hosts.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/orders/7", headers: { host: "evil.example" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/misdirected_request",
+        title: "Misdirected Request",
+        status: 421,
+        detail: "This service does not answer for the host the request names",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "misdirected_request",
+      },
+    },
+  },
+  invalid_host: {
+    pkg: "hal",
+    status: 400,
+    when: "a request whose `Host` is no host at all (RFC 9110 §7.2: a `uri-host` with an optional port), so no host check or link could use it",
+    client: "Send a well-formed `Host`: a client library does so itself; a hand-written request may not.",
+    operator: "Nothing: it is the client's header.",
+    app: `${errors}
+import { allowedHosts } from "@svc/hal/fetch";
+
+const hosts = allowedHosts(["api.example"]);
+export default { fetch: withErrors(hosts.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/orders/7", headers: { host: "api.example:port" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/invalid_host",
+        title: "Bad Request",
+        status: 400,
+        detail: "The request's Host header is not a valid host",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "invalid_host",
+      },
+    },
+  },
+  missing_api_version: {
+    pkg: "versioning",
+    status: 400,
+    when: "a request that names no version where `versions()` requires one (`required: true`), on a path that is not version-neutral",
+    client: "Name the version, as the API says: here the `API-Version` field (`API-Version: 2`).",
+    operator:
+      "Nothing, when clients must name a version; give `defaultVersion` for clients written before versioning.",
+    app: `${pipeline}
+import { versions } from "@svc/versioning";
+
+const svc = fetchAdapter(createPipeline({ versioning: versions({ versions: [1, 2], required: true, uri: false }) }));
+export default {
+  fetch: withErrors((request) => svc.respond(request, () => reply({ id: 7 })), ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/orders/7", headers: {} }],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "api-supported-versions": "1, 2",
+        vary: "API-Version, Accept-Version, Accept",
+      },
+      body: {
+        type: "https://api.example.com/problems/missing_api_version",
+        title: "Bad Request",
+        status: 400,
+        detail: "An API version is required; supported versions: 1, 2",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "missing_api_version",
+      },
+    },
+  },
+  unsupported_api_version: {
+    pkg: "versioning",
+    status: 400,
+    when: "a request naming a version `versions` does not list (a retired one, or one from the future)",
+    client: "Use a version the API supports: the answer's `Vary` and the API's documentation name them.",
+    operator: "Nothing, when the version was retired on purpose; else add it to `versions`.",
+    app: `${pipeline}
+import { versions } from "@svc/versioning";
+
+const svc = fetchAdapter(createPipeline({ versioning: versions({ versions: [1, 2], required: true, uri: false }) }));
+export default {
+  fetch: withErrors((request) => svc.respond(request, () => reply({ id: 7 })), ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/orders/7", headers: { "api-version": "9" } }],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "api-supported-versions": "1, 2",
+      },
+      body: {
+        type: "https://api.example.com/problems/unsupported_api_version",
+        title: "Bad Request",
+        status: 400,
+        detail: "API version 9 (header API-Version) is not supported; supported versions: 1, 2",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "unsupported_api_version",
+      },
+    },
+  },
+  malformed_api_version: {
+    pkg: "versioning",
+    status: 400,
+    when: "a request whose version is not written in the scheme `versions` uses (here whole numbers: `v2`, `2.0` are malformed)",
+    client: "Write the version as the API does (`2`).",
+    operator: "Nothing: it is the client's request.",
+    app: `${pipeline}
+import { versions } from "@svc/versioning";
+
+const svc = fetchAdapter(createPipeline({ versioning: versions({ versions: [1, 2], required: true, uri: false }) }));
+export default {
+  fetch: withErrors((request) => svc.respond(request, () => reply({ id: 7 })), ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/orders/7", headers: { "api-version": "v2" } }],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "api-supported-versions": "1, 2",
+      },
+      body: {
+        type: "https://api.example.com/problems/malformed_api_version",
+        title: "Bad Request",
+        status: 400,
+        detail: "Header API-Version must be one API version number",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "malformed_api_version",
+      },
+    },
+  },
+  not_acceptable: {
+    pkg: "negotiate",
+    status: 406,
+    when: "a request whose `Accept` admits none of the media types the representations offer (RFC 9110 §15.5.7)",
+    client:
+      "Accept one of the media types the detail lists (`application/json`, `application/xml`, ...), or `*/*`.",
+    operator:
+      "Nothing, when the type is not meant to be offered; else add a representation for it (`csvRepresentation()`, `xmlRepresentation()`).",
+    app: `${pipeline}
+import { representations } from "@svc/negotiate";
+
+const svc = fetchAdapter(createPipeline({ representations: representations() }));
+export default {
+  fetch: withErrors((request) => svc.respond(request, () => reply({ id: 7 })), ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/orders/7", headers: { accept: "text/csv, application/problem+json;q=0.1" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", vary: "Accept" },
+      body: {
+        type: "https://api.example.com/problems/not_acceptable",
+        title: "Not Acceptable",
+        status: 406,
+        detail:
+          "None of the available representations is acceptable: application/json, application/xml, text/plain, text/html",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "not_acceptable",
       },
     },
   },

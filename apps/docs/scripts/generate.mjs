@@ -475,7 +475,7 @@ function problemPage(code, entry, pkgs) {
     .join("\n");
   return `# ${code}
 
-The \`code\` of an error answered by [\`${name}\`](/packages/${entry.pkg}) with status ${status}: \`"code": "${code}"\` in problem details (RFC 9457), whose \`type\` ends with it when the error handler is given a \`problemTypeBase\`. Match on the code, never on the message.
+The \`code\` of an error answered by [\`${name}\`](/packages/${entry.pkg}) with status ${status}: ${status < 500 ? `\`"code": "${code}"\` in problem details (RFC 9457), whose` : "a 5xx leaves the `code` member out; problem details' (RFC 9457)"} \`type\` ends with it when the error handler is given a \`problemTypeBase\`. Match on the code, never on the message.
 
 ## When
 
