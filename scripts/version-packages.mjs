@@ -490,9 +490,9 @@ export function versionPackages(
 
 /**
  * The `Migration:` paragraphs of the pending changesets (`.changeset/*.md`), read before
- * `changeset version` consumes them: `[{ file, packages, summary, lines }]`, `lines` each
- * paragraph that starts with `Migration:` joined into one line, without the prefix. A changeset
- * naming several packages gives its lines to each.
+ * `changeset version` consumes them: `[{ file, packages, summary, lines }]`, `lines` each line
+ * that starts with `Migration:` and the rest of its paragraph, joined into one line, without the
+ * prefix. A changeset naming several packages gives its lines to each.
  */
 export function pendingMigrations(root) {
   const dir = join(root, ".changeset");
@@ -506,17 +506,16 @@ export function pendingMigrations(root) {
     const packages = [...match[1].matchAll(/^\s*["']?([^"':\s]+)["']?\s*:\s*(major|minor|patch|none)\s*$/gm)]
       .filter((m) => m[2] !== "none")
       .map((m) => m[1]);
-    const paragraphs = match[2].split(/\n\s*\n/).map((p) => p.trim());
-    const lines = paragraphs
-      .filter((p) => p.startsWith("Migration:"))
-      .map((p) =>
-        p
-          .slice("Migration:".length)
-          .replace(/\s*\n\s*/g, " ")
-          .trim(),
-      )
-      .filter(Boolean);
-    if (lines.length > 0) found.push({ file, packages, summary: paragraphs.find(Boolean) ?? "", lines });
+    // A line that starts with `Migration:`, through the end of its paragraph.
+    const lines = [];
+    for (const line of match[2].split("\n")) {
+      if (line.startsWith("Migration:")) lines.push(line.slice("Migration:".length).trim());
+      else if (line.trim() === "") lines.push(undefined);
+      else if (typeof lines.at(-1) === "string") lines[lines.length - 1] += ` ${line.trim()}`;
+    }
+    const summary = match[2].trim().split(/\n\s*\n/)[0];
+    const migrations = lines.filter(Boolean);
+    if (migrations.length > 0) found.push({ file, packages, summary, lines: migrations });
   }
   return found;
 }
