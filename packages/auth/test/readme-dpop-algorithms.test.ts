@@ -69,7 +69,7 @@ async function serve(algorithms: readonly DpopAlgorithm[]): Promise<Listening> {
   app.get("/orders", (req, res) => {
     res.json({ for: req.principal?.id, scheme: req.principal?.scheme });
   });
-  app.use(errorHandler({ logger: { error() {}, warn() {}, info() {} } }));
+  app.use(errorHandler({ logger: { error() {} } }));
   return listen(app);
 }
 

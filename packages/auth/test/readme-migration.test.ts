@@ -56,7 +56,7 @@ describe("README: coming from express-oauth2-jwt-bearer, `strict`", () => {
       app.get("/me", (req, res) => {
         res.json({ id: req.principal?.id });
       });
-      app.use(errorHandler({ logger: { error() {}, warn() {}, info() {} } }));
+      app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);
     });
     afterAll(() => server.close());

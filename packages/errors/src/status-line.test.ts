@@ -27,7 +27,7 @@ const STATUSES: [number, string][] = [
 ];
 
 const errorFor = (path: string) => new HttpError(Number(path.split("/")[1]), "refused");
-const quiet = { error() {}, warn() {}, info() {} };
+const quiet = { error() {} };
 
 const servers: Record<string, () => Promise<{ url: string; close: () => Promise<unknown> }>> = {
   async express() {
