@@ -545,4 +545,116 @@ export default {
       },
     },
   },
+  inexact_number: {
+    pkg: "negotiate",
+    status: 400,
+    when: "a JSON body holding a number a JavaScript number does not hold exactly (`9007199254740993`, `1e400`), where `parseBody` has `exactNumbers: true` (RFC 8259 §6)",
+    client: "Send such a number as a string (an id, an amount in minor units), as the API's schema says.",
+    operator: "Nothing, when exact numbers are required; the field errors name each number.",
+    app: `${errors}
+import { parseBody } from "@svc/negotiate/fetch";
+
+const read = parseBody({ types: ["json"], exactNumbers: true });
+export default {
+  fetch: withErrors(async (request) => Response.json(await read(request), { status: 201 }), ${problemTypeBase}),
+};
+`,
+    requests: [
+      {
+        method: "POST",
+        path: "/payments",
+        headers: { "content-type": "application/json" },
+        body: '{"id": 9007199254740993}',
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/inexact_number",
+        title: "Bad Request",
+        status: 400,
+        detail: "JSON body: a number is not held exactly",
+        instance: "/payments",
+        timestamp: "…",
+        code: "inexact_number",
+        errors: [
+          {
+            field: "id",
+            message:
+              "must be a number held exactly by a 64-bit binary float (RFC 8259 §6); 9007199254740993 is not",
+          },
+        ],
+      },
+    },
+  },
+  rate_limit_cost_exceeds_quota: {
+    pkg: "ratelimit",
+    status: 429,
+    when: "a request whose `cost` is more than the quota allows at once: no wait would let it through, so it carries no `Retry-After`",
+    client: "Send a smaller request (fewer items in a batch); retrying the same one is refused again.",
+    operator:
+      "Nothing, when such requests are meant to be refused; else raise `limit` (the burst with gcra) or bound the cost.",
+    app: `${errors}
+import { rateLimit } from "@svc/ratelimit/fetch";
+
+const limiter = rateLimit({
+  limit: 100,
+  windowMs: 60_000,
+  clientAddressHeader: "cf-connecting-ip",
+  cost: (request) => Number(new URL(request.url).searchParams.get("count") ?? 1),
+});
+export default { fetch: withErrors(limiter.wrap(async () => Response.json({ results: [] })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/export?count=500", headers: { "cf-connecting-ip": "203.0.113.7" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/rate_limit_cost_exceeds_quota",
+        title: "Too Many Requests",
+        status: 429,
+        detail:
+          'This request costs 500 units; the "default" rate limit allows at most 100 at once, so it can never be accepted: send a smaller request',
+        instance: "/export",
+        timestamp: "…",
+        code: "rate_limit_cost_exceeds_quota",
+      },
+    },
+  },
+  too_many_failed_attempts: {
+    pkg: "auth",
+    status: 429,
+    when: "a client, or a user name, has spent its budget of failed HTTP Basic attempts (`basic.failureLimit`): the next attempt is refused before the password is checked",
+    client: "Wait the seconds `Retry-After` gives before trying again, with the right password.",
+    operator:
+      "Nothing, when it is guessing being slowed down; a legitimate user locked out needs a larger budget or a reset of the key.",
+    app: `${errors}
+import { authenticate } from "@svc/auth/fetch";
+import { createRateLimiter } from "@svc/ratelimit";
+
+const verify = async (username: string, password: string) =>
+  username === "ada" && password === "s3cret" ? { id: username } : undefined;
+const failures = createRateLimiter({ limit: 1, windowMs: 60_000 });
+const auth = authenticate({
+  realm: "api",
+  basic: { verify, failureLimit: { perClient: failures, perUsername: failures, clientAddress: () => "203.0.113.7" } },
+});
+export default { fetch: withErrors(auth.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+`,
+    requests: [
+      { path: "/orders/7", headers: { authorization: "Basic YWRhOndyb25n" } },
+      { path: "/orders/7", headers: { authorization: "Basic YWRhOndyb25n" } },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", "retry-after": "…" },
+      body: {
+        type: "https://api.example.com/problems/too_many_failed_attempts",
+        title: "Too Many Requests",
+        status: 429,
+        detail: "Too many failed authentication attempts",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "too_many_failed_attempts",
+      },
+    },
+  },
 };

@@ -388,6 +388,13 @@ function mentions(markdown, code) {
   return found;
 }
 
+/** Prose of a catalogue entry as Markdown text: `<` and `>` outside code spans are text, not HTML (Vue would read `Promise<boolean>` as a tag). */
+const prose = (text) =>
+  text
+    .split(/(`+[^`]*`+)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, "&lt;").replace(/>/g, "&gt;")))
+    .join("");
+
 /**
  * The page of an `ERR_SVC_*` code from its catalogue entry (`apps/docs/errors/`): what raised it
  * and when, why (what was refused, what is accepted, in the message's words), how to fix it, and
@@ -401,15 +408,15 @@ A \`TypeError\` whose \`code\` is \`${code}\`${owner ? `, from [\`${owner.p.name
 
 ## What raised it
 
-${entry.raiser}, ${WHEN[entry.when]}.
+${prose(entry.raiser)}, ${WHEN[entry.when]}.
 
 ## Why
 
-${entry.refused[0].toUpperCase()}${entry.refused.slice(1)}. What is accepted, in the message's words (which add the value given): ${entry.accepted.includes("`") ? entry.accepted : `\`${entry.accepted}\``}.
+${prose(entry.refused[0].toUpperCase() + entry.refused.slice(1))}. What is accepted, in the message's words (which add the value given): ${entry.accepted.includes("`") ? entry.accepted : `\`${entry.accepted}\``}.
 
 ## How to fix it
 
-${entry.fix}
+${prose(entry.fix)}
 
 ### Wrong
 
@@ -437,7 +444,7 @@ ${owner ? `- [${owner.p.name}](/packages/${owner.p.dir})\n` : ""}- [Every error 
 function notThrownPage(code, { instead, why }, owner) {
   return `# ${code}
 
-No function of ${owner ? `[\`${owner.p.name}\`](/packages/${owner.p.dir})` : "the packages"} throws \`${code}\`. ${why}
+No function of ${owner ? `[\`${owner.p.name}\`](/packages/${owner.p.dir})` : "the packages"} throws \`${code}\`. ${prose(why)}
 
 ## The codes thrown instead
 
@@ -479,15 +486,15 @@ The \`code\` of an error answered by [\`${name}\`](/packages/${entry.pkg}) with 
 
 ## When
 
-${entry.when[0].toUpperCase()}${entry.when.slice(1)}.
+${prose(entry.when[0].toUpperCase() + entry.when.slice(1))}.
 
 ## What the client should do
 
-${entry.client}
+${prose(entry.client)}
 
 ## What the operator should do
 
-${entry.operator}
+${prose(entry.operator)}
 
 ## Example
 
@@ -670,7 +677,7 @@ ${verbatim(relink(intro, "README.md"))}`,
     write(
       `problems/${code}.md`,
       verbatim(
-        `# ${code}\n\nThe \`code\` of an error record answered by ${owners.map((p) => `[\`${p.name}\`](/packages/${p.dir})`).join(", ")}: \`"code": "${code}"\` in the record, and in problem details (RFC 9457) the last segment of \`type\` when the error handler is given a \`problemTypeBase\` (else \`type\` is \`about:blank\`). Match on the code, never on the message.\n\n${
+        `# ${code}\n\nThe \`code\` of an error record answered by ${owners.map((p) => `[\`${p.name}\`](/packages/${p.dir})`).join(", ")}: in problem details (RFC 9457, \`Accept: application/problem+json\` or the handler's \`defaultFormat: "problem"\`) the member \`"code": "${code}"\` (for a 4xx) and the last segment of \`type\` when the error handler is given a \`problemTypeBase\` (else \`type\` is \`about:blank\`); the plain error record (\`application/json\`) carries no code. Match on the code, never on the message.\n\n${
           said.length > 0 ? `## What the README says\n\n${said.join("\n\n")}\n\n` : ""
         }${elsewhere.length > 0 ? `## Also named by\n\n${elsewhere.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n\n` : ""}## See also\n\n${owners.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n- [The error record](/packages/errors)\n- [Every error record code](/problems/)\n`,
       ),
@@ -678,7 +685,7 @@ ${verbatim(relink(intro, "README.md"))}`,
   }
   write(
     "problems/index.md",
-    `# Error record codes\n\nAn error a package answers with carries a stable \`code\` in the error record (\`{ timestamp, status, error, message, path, code }\`), rendered by [\`@svc/errors\`](/packages/errors). In problem details (RFC 9457) the code is the last segment of \`type\` when the error handler has a \`problemTypeBase\`; without one, \`type\` is \`about:blank\`. Each page says which package answers with the code and what its README says of it.\n\n| code | answered by |\n| --- | --- |\n${[...records].map(([code, owners]) => `| [\`${code}\`](/problems/${code}) | ${owners.map((p) => `[${p.name}](/packages/${p.dir})`).join(", ")} |`).join("\n")}\n`,
+    `# Error record codes\n\nAn error a package answers with carries a stable \`code\` in problem details (RFC 9457), rendered by [\`@svc/errors\`](/packages/errors): the member \`code\` (for a 4xx), and the last segment of \`type\` when the error handler has a \`problemTypeBase\` (without one, \`type\` is \`about:blank\`). The plain error record (\`{ timestamp, status, error, message, path }\`, \`application/json\`) carries no code: a client that matches on codes asks for \`application/problem+json\`. Each page says which package answers with the code and what its README says of it.\n\n| code | answered by |\n| --- | --- |\n${[...records].map(([code, owners]) => `| [\`${code}\`](/problems/${code}) | ${owners.map((p) => `[${p.name}](/packages/${p.dir})`).join(", ")} |`).join("\n")}\n`,
   );
 
   // Error codes.
