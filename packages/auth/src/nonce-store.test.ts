@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { type RedisCluster, redisCluster, serviceUrl, throwawayRedis } from "@svc/test-utils";
+import {
+  closeNodeRedisCluster,
+  connectIoredisCluster,
+  connectNodeRedisCluster,
+  type RedisCluster,
+  redisCluster,
+  serviceUrl,
+  throwawayRedis,
+} from "@svc/test-utils";
 import { Cluster, Redis } from "ioredis";
 import { createCluster, type RedisClusterType } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +52,52 @@ describe("memoryNonceStore when full", () => {
     t = 3000;
     expect(await store.claim("c", 3000)).toBe(true);
     expect(await store.claim("b", 3000)).toBe(false);
+  });
+});
+
+describe("redisNonceStore on a node-redis cluster that gave up on a redirection: the store follows it", () => {
+  /** A cluster whose own `sendCommand` always ends on `first`; its one node keeps keys in a map. */
+  function gaveUp(first: string) {
+    const sent: string[] = [];
+    const keys = new Set<string>();
+    const cluster = {
+      masters: [],
+      nodeByAddress: new Map([["10.0.0.2:6379", "10.0.0.2:6379"]]),
+      nodeClient: (address: never) => ({
+        sendCommand: async (args: string[]) => {
+          sent.push(`${address} ${args[0]}`);
+          if (args[0] === "ASKING") return "OK";
+          const key = args[1] as string;
+          if (keys.has(key)) return null;
+          keys.add(key);
+          return "OK";
+        },
+      }),
+      sendCommand: () => Promise.reject(new Error(first)),
+    };
+    return { cluster, sent };
+  }
+
+  it.each([
+    ["MOVED", ["10.0.0.2:6379 set", "10.0.0.2:6379 set"]],
+    ["ASK", ["10.0.0.2:6379 ASKING", "10.0.0.2:6379 set", "10.0.0.2:6379 ASKING", "10.0.0.2:6379 set"]],
+  ])(
+    "%s to a known node → the nonce claimed there; its replay refused there",
+    async (redirection, expected) => {
+      const { cluster, sent } = gaveUp(`${redirection} 1234 10.0.0.2:6379`);
+      const store = redisNonceStore({ client: cluster });
+      expect(await store.claim("n-1", 60_000)).toBe(true);
+      expect(await store.claim("n-1", 60_000)).toBe(false);
+      expect(sent).toEqual(expected);
+    },
+  );
+
+  it("a node the cluster does not know → the claim rejects with the cluster's error (fail closed)", async () => {
+    const { cluster, sent } = gaveUp("MOVED 1234 10.0.0.9:6379");
+    await expect(redisNonceStore({ client: cluster }).claim("n-2", 60_000)).rejects.toThrow(
+      "MOVED 1234 10.0.0.9:6379",
+    );
+    expect(sent).toEqual([]);
   });
 });
 
@@ -117,35 +171,14 @@ describe.skipIf(!cluster)("redisNonceStore on a 3-master Redis Cluster", () => {
   const prefix = `svc-test:auth-nonce:${randomBytes(4).toString("hex")}:`;
 
   type NodeRedisCluster = RedisClusterType;
-  async function connectNodeRedis(): Promise<NodeRedisCluster> {
-    const client = createCluster({
-      rootNodes: c.nodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })),
-      defaults: { disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } },
-    });
-    client.on("error", () => {});
-    await (client.connect() as Promise<unknown>);
-    // Through `unknown`: relating the client's inferred type to `RedisClusterType` costs the type
-    // checker seconds a file.
-    return client as unknown as NodeRedisCluster;
-  }
 
   beforeAll(async () => {
-    io = new Cluster(c.nodes, {
-      enableOfflineQueue: false,
-      retryDelayOnFailover: 0,
-      lazyConnect: true,
-      redisOptions: { autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 },
-    });
-    io.on("error", () => {});
-    await io.connect();
-    await Promise.all(io.nodes("master").map((node) => node.ping()));
-    nr = await connectNodeRedis();
+    io = await connectIoredisCluster(c, Cluster);
+    nr = await connectNodeRedisCluster<NodeRedisCluster>(c, createCluster);
   });
   afterAll(async () => {
     io?.disconnect();
-    // node-redis 5+ ends a cluster with close(); 4, the oldest major of the peer range, with quit().
-    const client = nr as unknown as { close?: () => Promise<void>; quit: () => Promise<void> } | undefined;
-    await (client?.close ? client.close() : client?.quit());
+    await closeNodeRedisCluster(nr);
     await c.stop();
   });
 

@@ -1,3 +1,4 @@
+import { redisSender } from "@svc/kernel/internal";
 import { checkNames, codedError, functionOption, optionError as refused } from "./options.js";
 /**
  * Remembers WS-Security nonces for their freshness window, so a captured message cannot be
@@ -163,31 +164,11 @@ function optionError(option: string, message: string): TypeError {
   return codedError(`redisNonceStore.${option}`, `redisNonceStore: ${message}`);
 }
 
-type Send = (key: string, args: string[]) => Promise<unknown>;
-
-function sender(client: unknown): Send | undefined {
-  if (!client || typeof client !== "object") return undefined;
-  const c = client as {
-    call?: (command: string, ...args: string[]) => Promise<unknown>;
-    sendCommand?: (...args: unknown[]) => Promise<unknown>;
-    masters?: unknown;
-  };
-  const { call, sendCommand } = c;
-  // ioredis (Redis and Cluster alike) routes by the command's key itself, finding the command by
-  // its name in lower case, as the store spells it.
-  if (typeof call === "function")
-    return (_key, args) => call.call(client, args[0] as string, ...args.slice(1));
-  if (typeof sendCommand !== "function") return undefined;
-  // node-redis createCluster: the first argument is the key whose hash slot picks the master;
-  // SET writes, so it is not read-only.
-  if (Array.isArray(c.masters)) return (key, args) => sendCommand.call(client, key, false, args);
-  return (_key, args) => sendCommand.call(client, args);
-}
-
 /**
  * A nonce cache in Redis shared by every instance: `SET prefix+nonce 1 PX ttl NX` claims a nonce
  * atomically, so two instances racing on one replayed message cannot both accept it. Works on a
- * Redis Cluster too (one key per command, routed to the master owning its slot).
+ * Redis Cluster too (one key per command, routed to the master owning its slot; an `ASK` or
+ * `MOVED` redirection a node-redis cluster gave up on is followed, as the command did not run).
  *
  * When Redis cannot be reached (or the cluster master owning the nonce is down) the claim rejects,
  * with the client's error or {@link NonceStoreTimeoutError} after `timeoutMs`: the message is
@@ -206,7 +187,7 @@ export function redisNonceStore(options: RedisNonceStoreOptions): NonceStore {
       "redisNonceStore",
     );
   const client = options?.client;
-  const send = sender(client);
+  const send = redisSender(client);
   if (!send)
     throw optionError(
       "client",

@@ -1,8 +1,8 @@
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { namespace } from "../test/durable-object-fake.js";
+import type { DurableObjectNamespaceLike } from "./durable-object.js";
 import { DurableObjectStore } from "./durable-object-store.js";
-import type { DurableObjectNamespaceLike } from "./durable-object-types.js";
 import { IdempotencyObject, RECORD_CHUNK_CHARS } from "./idempotency-object.js";
 import { StoreUnavailableError } from "./redis-store.js";
 

@@ -4,10 +4,14 @@ import {
   type StoredResponse,
   StoreUnavailableError,
 } from "@svc/idempotency";
-import { checkOptionNames } from "@svc/kernel/internal";
+import {
+  callDurableObject,
+  checkOptionNames,
+  type DurableObjectNamespaceLike,
+  isDurableObjectNamespace,
+} from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
 import { storeCalls } from "./diagnostics.js";
-import type { DurableObjectNamespaceLike } from "./durable-object-types.js";
 import {
   type IdempotencyObjectCall,
   type IdempotencyObjectClaim,
@@ -98,17 +102,11 @@ export class DurableObjectStore implements IdempotencyStore {
       ["namespace", "prefix", "maxRecordBytes", "timeoutMs"],
       "DurableObjectStore",
     );
-    const namespace = options.namespace as Partial<DurableObjectNamespaceLike> | undefined;
-    if (
-      typeof namespace !== "object" ||
-      namespace === null ||
-      typeof namespace.idFromName !== "function" ||
-      typeof namespace.get !== "function"
-    ) {
+    if (!isDurableObjectNamespace(options.namespace)) {
       throw optionError(
         "DurableObjectStore",
         "namespace",
-        namespace,
+        options.namespace,
         "a Durable Object namespace binding (env.IDEMPOTENCY, bound to the class IdempotencyObject in wrangler.toml)",
       );
     }
@@ -187,36 +185,20 @@ export class DurableObjectStore implements IdempotencyStore {
   }
 
   async #send(name: string, call: IdempotencyObjectCall): Promise<unknown> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailableError(`DurableObjectStore: no answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
-    });
-    const answer = (async () => {
-      const stub = this.#namespace.get(this.#namespace.idFromName(name));
-      const response = await stub.fetch("https://idempotency.invalid/", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(call),
-      });
-      const body = await response.text();
-      if (!response.ok) throw new Error(`the object answered ${response.status} ${body.slice(0, 200)}`);
-      return JSON.parse(body) as unknown;
-    })();
     try {
-      return await Promise.race([answer, timeout]);
+      return await callDurableObject(this.#namespace, name, call, {
+        url: "https://idempotency.invalid/",
+        timeoutMs: this.#timeoutMs,
+        timedOut: () =>
+          new StoreUnavailableError(`DurableObjectStore: no answer within ${this.#timeoutMs} ms`),
+        label: "",
+      });
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       throw new StoreUnavailableError(
         `DurableObjectStore: ${err instanceof Error ? err.message : String(err)}`,
         { cause: err },
       );
-    } finally {
-      clearTimeout(timer);
-      // A late failure after the timeout must not surface as an unhandled rejection.
-      answer.catch(() => {});
     }
   }
 }

@@ -6,14 +6,16 @@
  * @packageDocumentation
  */
 
-export { DurableObjectStore, type DurableObjectStoreOptions } from "./durable-object-store.js";
+// The shapes of the Workers API the store and its object take, as the other stores' are; the
+// object reads and writes a record's values at once.
 export type {
+  DurableObjectBatchStateLike as DurableObjectStateLike,
+  DurableObjectBatchStorageLike as DurableObjectStorageLike,
   DurableObjectIdLike,
   DurableObjectNamespaceLike,
-  DurableObjectStateLike,
-  DurableObjectStorageLike,
   DurableObjectStubLike,
-} from "./durable-object-types.js";
+} from "@svc/kernel/internal";
+export { DurableObjectStore, type DurableObjectStoreOptions } from "./durable-object-store.js";
 export {
   IdempotencyObject,
   type IdempotencyObjectCall,

@@ -1,4 +1,8 @@
-import type { DurableObjectStateLike, DurableObjectStorageLike } from "./durable-object-types.js";
+import {
+  type DurableObjectBatchStateLike,
+  type DurableObjectBatchStorageLike,
+  DurableObjectShell,
+} from "@svc/kernel/internal";
 
 /**
  * Characters of a stored record per storage value. A key-value backed object keeps at most
@@ -85,27 +89,23 @@ function callOf(body: unknown): IdempotencyObjectCall | undefined {
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
  */
 export class IdempotencyObject {
-  readonly #storage: DurableObjectStorageLike;
+  readonly #storage: DurableObjectBatchStorageLike;
   #held: Held | undefined;
-  /** Whether `#held` is what storage holds (false after a failed write). */
-  #loaded = false;
+  readonly #shell: DurableObjectShell<IdempotencyObjectCall>;
 
-  constructor(ctx: DurableObjectStateLike, _env?: unknown) {
+  constructor(ctx: DurableObjectBatchStateLike, _env?: unknown) {
     this.#storage = ctx.storage;
-    // A failed read resets the object (the runtime's rule); were it not to, the first call reads.
-    ctx.blockConcurrencyWhile(() => this.#load()).catch(() => {});
+    this.#shell = new DurableObjectShell(ctx, {
+      read: () => this.#load(),
+      callOf,
+      refusal: "not an idempotency call",
+    });
   }
 
   /** One {@link IdempotencyObjectCall} as a JSON `POST`; its answer as JSON (400 for anything else). */
   async fetch(request: Request): Promise<Response> {
-    let call: IdempotencyObjectCall | undefined;
-    try {
-      call = callOf(await request.json());
-    } catch {
-      call = undefined;
-    }
-    if (call === undefined) return Response.json({ error: "not an idempotency call" }, { status: 400 });
-    if (!this.#loaded) await this.#load();
+    const call = await this.#shell.receive(request);
+    if (call instanceof Response) return call;
     const now = Date.now();
     const live = this.#held !== undefined && this.#held.head.expiresAt > now ? this.#held : undefined;
     if (call.op === "claim") {
@@ -146,14 +146,12 @@ export class IdempotencyObject {
 
   /** The alarm: the record has expired (delete it all) or lives on (wait for its end). */
   async alarm(): Promise<void> {
-    if (!this.#loaded) await this.#load();
-    const held = this.#held;
-    if (held !== undefined && held.head.expiresAt > Date.now()) {
-      await this.#storage.setAlarm(held.head.expiresAt);
-      return;
-    }
-    this.#held = undefined;
-    await this.#storage.deleteAll();
+    await this.#shell.alarm(
+      () => this.#held?.head.expiresAt,
+      () => {
+        this.#held = undefined;
+      },
+    );
   }
 
   /**
@@ -163,7 +161,8 @@ export class IdempotencyObject {
    */
   async #keep(held: Held | undefined, replace: boolean): Promise<void> {
     this.#held = held;
-    try {
+    // Not kept: the next call reads the record again rather than answer from one storage lost.
+    await this.#shell.write(async () => {
       if (held === undefined) {
         await this.#storage.deleteAll();
         return;
@@ -173,11 +172,7 @@ export class IdempotencyObject {
         entries[chunkKey(i)] = held.record.slice(i * RECORD_CHUNK_CHARS, (i + 1) * RECORD_CHUNK_CHARS);
       if (replace) await this.#storage.deleteAll();
       await Promise.all([this.#storage.put(entries), this.#storage.setAlarm(held.head.expiresAt)]);
-    } catch (err) {
-      // Not kept: the next call reads the record again rather than answer from one storage lost.
-      this.#loaded = false;
-      throw err;
-    }
+    });
   }
 
   /** Reads the record from storage: its head, then its response's chunks. */
@@ -189,6 +184,5 @@ export class IdempotencyObject {
       const values = keys.length === 0 ? new Map<string, string>() : await this.#storage.get<string>(keys);
       this.#held = { head, record: keys.map((key) => values.get(key) ?? "").join("") };
     }
-    this.#loaded = true;
   }
 }

@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { type Listening, listen, type RedisCluster, redisCluster } from "@svc/test-utils";
+import {
+  closeNodeRedisCluster,
+  connectIoredisCluster,
+  connectNodeRedisCluster,
+  type Listening,
+  listen,
+  type RedisCluster,
+  redisCluster,
+} from "@svc/test-utils";
 import { Cluster } from "ioredis";
 import { createCluster, type RedisClusterType } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -27,35 +35,13 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
   let io: Cluster;
   let nr: RedisClusterType;
 
-  async function connectNodeRedis(): Promise<RedisClusterType> {
-    const client = createCluster({
-      rootNodes: c.nodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })),
-      defaults: { disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } },
-    });
-    client.on("error", () => {});
-    await (client.connect() as Promise<unknown>);
-    // Through `unknown`: relating the client's inferred type to `RedisClusterType` costs the type
-    // checker seconds a file.
-    return client as unknown as RedisClusterType;
-  }
-
   beforeAll(async () => {
-    io = new Cluster(c.nodes, {
-      enableOfflineQueue: false,
-      retryDelayOnFailover: 0,
-      lazyConnect: true,
-      redisOptions: { autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 },
-    });
-    io.on("error", () => {});
-    await io.connect();
-    await Promise.all(io.nodes("master").map((node) => node.ping()));
-    nr = await connectNodeRedis();
+    io = await connectIoredisCluster(c, Cluster);
+    nr = await connectNodeRedisCluster<RedisClusterType>(c, createCluster);
   });
   afterAll(async () => {
     io?.disconnect();
-    // node-redis 5+ ends a cluster with close(); 4, the oldest major of the peer range, with quit().
-    const client = nr as unknown as { close?: () => Promise<void>; quit: () => Promise<void> } | undefined;
-    await (client?.close ? client.close() : client?.quit());
+    await closeNodeRedisCluster(nr);
     await c.stop();
   });
 

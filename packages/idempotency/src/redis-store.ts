@@ -1,4 +1,12 @@
-import { checkOptionNames, digest, followRedirection } from "@svc/kernel/internal";
+import {
+  checkOptionNames,
+  evalScript,
+  isNoScript,
+  type RedisScript,
+  type RedisSend,
+  redisScript,
+  redisSender,
+} from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
 import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
@@ -7,7 +15,7 @@ import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
 
 /** The one `ioredis` method the store uses (an `ioredis` `Redis` or `Cluster` fits). */
 export interface IoRedisLike {
-  call(command: string, args: (string | number)[]): Promise<unknown>;
+  call(command: string, ...args: (string | number)[]): Promise<unknown>;
 }
 
 /** The one `redis` (node-redis v4+) method the store uses (a `createClient()` client fits). */
@@ -107,21 +115,11 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-interface Script {
-  source: string;
-  sha: string;
-}
-
-const script = (source: string): Script => ({
-  source,
-  sha: digest("sha1", source, "hex"),
-});
-
 const SCRIPTS = {
-  claim: script(CLAIM),
-  complete: script(COMPLETE),
-  release: script(RELEASE),
-  renew: script(RENEW),
+  claim: redisScript(CLAIM),
+  complete: redisScript(COMPLETE),
+  release: redisScript(RELEASE),
+  renew: redisScript(RENEW),
 };
 
 /**
@@ -154,7 +152,7 @@ export class StoreUnavailableError extends Error {
  */
 export class RedisStore implements IdempotencyStore {
   /** Sends one command whose key (for cluster routing) is `key`. */
-  readonly #send: (key: string, args: string[]) => Promise<unknown>;
+  readonly #send: RedisSend;
   readonly #prefix: string;
   readonly #timeoutMs: number;
   readonly #maxRecordBytes: number;
@@ -174,31 +172,16 @@ export class RedisStore implements IdempotencyStore {
       ["client", "prefix", "maxRecordBytes", "timeoutMs"],
       "RedisStore",
     );
-    const client = options.client as Partial<IoRedisLike & NodeRedisLike & NodeRedisClusterLike> | undefined;
-    if (client && typeof client.call === "function") {
-      // ioredis, Redis or Cluster: the Cluster reads the key of EVALSHA from its numkeys, finding
-      // the command by its name in lower case, as the store spells them.
-      const io = client as IoRedisLike;
-      this.#send = (_key, [command, ...args]) => io.call(command ?? "", args);
-    } else if (
-      client &&
-      typeof client.sendCommand === "function" &&
-      typeof client.getSlotMaster === "function"
-    ) {
-      const cluster = client as NodeRedisClusterLike;
-      this.#send = (key, args) =>
-        cluster.sendCommand(key, false, args).catch((err: unknown) => followRedirection(cluster, err, args));
-    } else if (client && typeof client.sendCommand === "function") {
-      const node = client as NodeRedisLike;
-      this.#send = (_key, args) => node.sendCommand(args);
-    } else {
+    const send = redisSender(options.client);
+    if (send === undefined) {
       throw optionError(
         "RedisStore",
         "client",
-        client,
+        options.client,
         "an ioredis Redis or Cluster, or a redis (node-redis) client or cluster",
       );
     }
+    this.#send = send;
     const prefix = options.prefix ?? "idempotency:";
     if (typeof prefix !== "string" || /[{}]/.test(prefix)) {
       throw optionError(
@@ -274,19 +257,12 @@ export class RedisStore implements IdempotencyStore {
     return Number(reply) === 1;
   }
 
-  /** One script on the record's one key: on a cluster, the node that owns its slot runs it. */
-  async #eval(s: Script, key: string, args: string[]): Promise<unknown> {
-    const tail = ["1", key, ...args];
-    try {
-      return await this.#bounded(this.#send(key, ["evalsha", s.sha, ...tail]));
-    } catch (err) {
-      // The script cache is empty after a restart, a failover, or on a node a slot moved to:
-      // load it with the one EVAL.
-      if (err instanceof Error && err.message.startsWith("NOSCRIPT")) {
-        return this.#bounded(this.#send(key, ["eval", s.source, ...tail]));
-      }
-      throw err;
-    }
+  /**
+   * One script on the record's one key: on a cluster, the node that owns its slot runs it. Each
+   * round trip waits at most `timeoutMs`.
+   */
+  #eval(s: RedisScript, key: string, args: string[]): Promise<unknown> {
+    return evalScript((k, words) => this.#bounded(this.#send(k, words)), s, key, args);
   }
 
   async #bounded<T>(promise: Promise<T>): Promise<T> {
@@ -301,7 +277,7 @@ export class RedisStore implements IdempotencyStore {
       return await Promise.race([promise, timeout]);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
-      if (err instanceof Error && err.message.startsWith("NOSCRIPT")) throw err;
+      if (isNoScript(err)) throw err;
       throw new StoreUnavailableError(`RedisStore: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,
       });

@@ -2,7 +2,7 @@ import type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
   DurableObjectStorageLike,
-} from "../src/durable-object-types.js";
+} from "../src/durable-object.js";
 import { IdempotencyObject } from "../src/idempotency-object.js";
 
 // The store and its object without workerd: the object over an in-memory storage with the

@@ -1,8 +1,9 @@
 /**
  * `@svc/kernel/internal`: what the @svc packages share so that each has one implementation of it,
  * not a second copy that could drift (option refusals and their codes, timer bounds, the members
- * an error record reserves, the bounded memo of the per-request path). It is an entry of its own
- * so that the main entry, `@svc/kernel`, holds only what applications use.
+ * an error record reserves, the bounded memo of the per-request path, how the stores reach Redis
+ * and Durable Objects). It is an entry of its own so that the main entry, `@svc/kernel`, holds
+ * only what applications use.
  *
  * For the @svc packages only. It has an API report (`api/internal.api.md`) and changes to it
  * take the bump they need, because a released @svc package imports it within its peer range of
@@ -18,6 +19,20 @@ export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js"
 export { buildResponse, isCodedBody } from "./coded-response.js";
 export { diagnosticChannel, tracedCall } from "./diagnostics.js";
 export { type DigestAlgorithm, type DigestEncoding, digest, portableDigest } from "./digest.js";
+export {
+  callDurableObject,
+  type DurableObjectBatchStateLike,
+  type DurableObjectBatchStorageLike,
+  type DurableObjectCallOptions,
+  type DurableObjectIdLike,
+  type DurableObjectNamespaceLike,
+  DurableObjectShell,
+  type DurableObjectShellOptions,
+  type DurableObjectStateLike,
+  type DurableObjectStorageLike,
+  type DurableObjectStubLike,
+  isDurableObjectNamespace,
+} from "./durable-object.js";
 export {
   EXTENSION_NAME,
   isExtensionName,
@@ -39,6 +54,16 @@ export {
   optionErrorCode,
   refusedOption,
 } from "./option-error.js";
+export {
+  evalScript,
+  isNoScript,
+  type RedisClientShape,
+  type RedisScript,
+  type RedisSend,
+  redisClientShape,
+  redisScript,
+  redisSender,
+} from "./redis-client.js";
 export { followRedirection, type RedirectedClient, type RedirectingCluster } from "./redis-redirection.js";
 export { type RequestSlot, requestSlot } from "./request-slot.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";

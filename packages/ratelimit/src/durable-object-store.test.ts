@@ -1,11 +1,11 @@
 import { withErrors } from "@svc/errors/fetch";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DurableObjectStore } from "./durable-object-store.js";
 import type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
   DurableObjectStorageLike,
-} from "./durable-object-types.js";
+} from "./durable-object.js";
+import { DurableObjectStore } from "./durable-object-store.js";
 import { rateLimit } from "./fetch.js";
 import { decideKey, type KeyState, refundKey } from "./key-state.js";
 import { createRateLimiter } from "./limiter.js";

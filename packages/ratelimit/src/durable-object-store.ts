@@ -1,7 +1,13 @@
-import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/kernel/internal";
+import {
+  callDurableObject,
+  checkOptionNames,
+  type DurableObjectNamespaceLike,
+  isDurableObjectNamespace,
+  isTimerDelay,
+  MAX_TIMER_MS,
+} from "@svc/kernel/internal";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "@svc/ratelimit";
 import { storeCalls } from "./diagnostics.js";
-import type { DurableObjectNamespaceLike } from "./durable-object-types.js";
 import { refused } from "./option-error.js";
 import type { RateLimitObjectCall } from "./rate-limit-object.js";
 
@@ -82,17 +88,11 @@ export class DurableObjectStore implements RateLimitStore {
     if (typeof options !== "object" || options === null)
       throw refused("DurableObjectStore", "options", options, "an object with namespace");
     checkOptionNames("ratelimit", options, ["namespace", "prefix", "timeoutMs"], "DurableObjectStore");
-    const namespace = options.namespace as Partial<DurableObjectNamespaceLike> | undefined;
-    if (
-      typeof namespace !== "object" ||
-      namespace === null ||
-      typeof namespace.idFromName !== "function" ||
-      typeof namespace.get !== "function"
-    )
+    if (!isDurableObjectNamespace(options.namespace))
       throw refused(
         "DurableObjectStore",
         "namespace",
-        namespace,
+        options.namespace,
         "a Durable Object namespace binding (env.RATE_LIMIT, bound to the class RateLimitObject in wrangler.toml)",
       );
     this.#namespace = options.namespace;
@@ -143,33 +143,13 @@ export class DurableObjectStore implements RateLimitStore {
   }
 
   /** One call to the object of `key`, answered within `timeoutMs`, never sent twice. */
-  async #untraced(key: string, call: RateLimitObjectCall): Promise<unknown> {
-    const stub = this.#namespace.get(this.#namespace.idFromName(this.objectName(key)));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`DurableObjectStore: the object did not answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
+  #untraced(key: string, call: RateLimitObjectCall): Promise<unknown> {
+    return callDurableObject(this.#namespace, this.objectName(key), call, {
+      url: "https://rate-limit.invalid/",
+      timeoutMs: this.timeoutMs,
+      timedOut: () => new Error(`DurableObjectStore: the object did not answer within ${this.timeoutMs} ms`),
+      label: "DurableObjectStore: ",
     });
-    const answer = (async () => {
-      const response = await stub.fetch("https://rate-limit.invalid/", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(call),
-      });
-      const text = await response.text();
-      if (!response.ok)
-        throw new Error(`DurableObjectStore: the object answered ${response.status} ${text.slice(0, 200)}`);
-      return JSON.parse(text) as unknown;
-    })();
-    try {
-      return await Promise.race([answer, timeout]);
-    } finally {
-      clearTimeout(timer);
-      // A late failure after the timeout must not surface as an unhandled rejection.
-      answer.catch(() => {});
-    }
   }
 }
 

@@ -6,12 +6,13 @@
  * @packageDocumentation
  */
 
-export { DurableObjectStore, type DurableObjectStoreOptions } from "./durable-object-store.js";
+// The shapes of the Workers API the store and its object take, as the other stores' are.
 export type {
   DurableObjectIdLike,
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
   DurableObjectStorageLike,
   DurableObjectStubLike,
-} from "./durable-object-types.js";
+} from "@svc/kernel/internal";
+export { DurableObjectStore, type DurableObjectStoreOptions } from "./durable-object-store.js";
 export { RateLimitObject, type RateLimitObjectCall } from "./rate-limit-object.js";

@@ -1,5 +1,9 @@
+import {
+  DurableObjectShell,
+  type DurableObjectStateLike,
+  type DurableObjectStorageLike,
+} from "@svc/kernel/internal";
 import { ALGORITHMS, type Algorithm, type RateLimitPolicy } from "@svc/ratelimit";
-import type { DurableObjectStateLike, DurableObjectStorageLike } from "./durable-object-types.js";
 import { decideKey, type KeyState, refundKey } from "./key-state.js";
 
 /** What {@link DurableObjectStore} sends its object: one operation on the object's one key. */
@@ -70,25 +74,21 @@ export class RateLimitObject {
   #state: Stored | undefined;
   /** The alarm as last set or read; `null` when none is set. */
   #alarm: number | null = null;
-  /** Whether `#state` is what storage holds (false after a failed write). */
-  #loaded = false;
+  readonly #shell: DurableObjectShell<RateLimitObjectCall>;
 
   constructor(ctx: DurableObjectStateLike, _env?: unknown) {
     this.#storage = ctx.storage;
-    // A failed read resets the object (the runtime's rule); were it not to, the first call reads.
-    ctx.blockConcurrencyWhile(() => this.#load()).catch(() => {});
+    this.#shell = new DurableObjectShell(ctx, {
+      read: () => this.#load(),
+      callOf,
+      refusal: "not a rate limit call",
+    });
   }
 
   /** One {@link RateLimitObjectCall} as a JSON `POST`; its answer as JSON (400 for anything else). */
   async fetch(request: Request): Promise<Response> {
-    let call: RateLimitObjectCall | undefined;
-    try {
-      call = callOf(await request.json());
-    } catch {
-      call = undefined;
-    }
-    if (call === undefined) return Response.json({ error: "not a rate limit call" }, { status: 400 });
-    if (!this.#loaded) await this.#load();
+    const call = await this.#shell.receive(request);
+    if (call instanceof Response) return call;
     const now = Date.now();
     const live = this.#state !== undefined && this.#state.expiresAt > now ? this.#state : undefined;
     if (call.op === "reset") {
@@ -108,16 +108,12 @@ export class RateLimitObject {
 
   /** The alarm: the state has expired (delete it all) or was extended since (wait for its end). */
   async alarm(): Promise<void> {
-    if (!this.#loaded) await this.#load();
-    this.#alarm = null;
-    const state = this.#state;
-    if (state !== undefined && state.expiresAt > Date.now()) {
-      this.#alarm = state.expiresAt;
-      await this.#storage.setAlarm(state.expiresAt);
-      return;
-    }
-    this.#state = undefined;
-    await this.#storage.deleteAll();
+    this.#alarm = await this.#shell.alarm(
+      () => this.#state?.expiresAt,
+      () => {
+        this.#state = undefined;
+      },
+    );
   }
 
   /**
@@ -127,7 +123,8 @@ export class RateLimitObject {
    */
   async #keep(state: Stored | undefined, now: number): Promise<void> {
     this.#state = state;
-    try {
+    // Not kept: the next call reads the state again rather than answer from a count storage lost.
+    await this.#shell.write(async () => {
       if (state === undefined) {
         await this.#storage.deleteAll();
         // Whether deleteAll took the alarm with it depends on the compatibility date.
@@ -139,17 +136,12 @@ export class RateLimitObject {
         this.#alarm = state.expiresAt;
         await Promise.all([put, this.#storage.setAlarm(state.expiresAt)]);
       } else await put;
-    } catch (err) {
-      // Not kept: the next call reads the state again rather than answer from a count storage lost.
-      this.#loaded = false;
-      throw err;
-    }
+    });
   }
 
   /** Reads the state and the alarm from storage. */
   async #load(): Promise<void> {
     this.#state = await this.#storage.get<Stored>(STATE);
     this.#alarm = await this.#storage.getAlarm();
-    this.#loaded = true;
   }
 }

@@ -1,4 +1,4 @@
-import { digest } from "@svc/kernel/internal";
+import { redisScript } from "@svc/kernel/internal";
 
 /** What both scripts read first: the key and ARGV `algorithm, limit, windowMs, cost`. */
 const ARGS = `
@@ -18,7 +18,7 @@ local cost = tonumber(ARGV[4])
  * Redis 5+ replicates scripts by their effects, which is what makes `TIME` before a write legal.
  * @see https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
  */
-export const DECIDE_SCRIPT = `${ARGS}local burst = tonumber(ARGV[5])
+const DECIDE_SCRIPT = `${ARGS}local burst = tonumber(ARGV[5])
 local eps = 1e-6
 local tm = redis.call('TIME')
 local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
@@ -83,8 +83,8 @@ end
 return {allowed, remaining, resetAt, retry, now}
 `;
 
-/** SHA1 of {@link DECIDE_SCRIPT}, for `EVALSHA`. */
-export const DECIDE_SHA = digest("sha1", DECIDE_SCRIPT, "hex");
+/** {@link DECIDE_SCRIPT} with its SHA1, for `EVALSHA`. */
+export const DECIDE = redisScript(DECIDE_SCRIPT);
 
 /**
  * Gives back `cost` units an allowed decision spent (`skipSuccessfulRequests` /
@@ -94,7 +94,7 @@ export const DECIDE_SHA = digest("sha1", DECIDE_SCRIPT, "hex");
  * time back. A key that expired or was reset is left alone (no key is created), and `HSET` keeps
  * the key's TTL. Returns 1 when something was given back, else 0.
  */
-export const REFUND_SCRIPT = `${ARGS}local at = tonumber(ARGV[5])
+const REFUND_SCRIPT = `${ARGS}local at = tonumber(ARGV[5])
 local st = redis.call('HMGET', key, 't', 'c', 'p')
 local t = tonumber(st[1])
 if t == nil then return 0 end
@@ -117,5 +117,5 @@ end
 return 0
 `;
 
-/** SHA1 of {@link REFUND_SCRIPT}, for `EVALSHA`. */
-export const REFUND_SHA = digest("sha1", REFUND_SCRIPT, "hex");
+/** {@link REFUND_SCRIPT} with its SHA1, for `EVALSHA`. */
+export const REFUND = redisScript(REFUND_SCRIPT);

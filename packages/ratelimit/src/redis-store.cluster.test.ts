@@ -1,5 +1,13 @@
 import { errorHandler } from "@svc/errors/express";
-import { listen, type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
+import {
+  closeNodeRedisCluster,
+  connectIoredisCluster,
+  connectNodeRedisCluster,
+  listen,
+  type RedisCluster,
+  redisCluster,
+  uniquePrefix,
+} from "@svc/test-utils";
 import express from "express";
 import { Cluster, Redis } from "ioredis";
 import { createCluster, type RedisClusterType } from "redis";
@@ -14,33 +22,6 @@ import type { Algorithm } from "./types.js";
  * harness), through both clients: ioredis `Cluster` and node-redis `createCluster`.
  */
 const cluster = await redisCluster({ masters: 3 });
-
-async function ioredisCluster(c: RedisCluster): Promise<Cluster> {
-  const client = new Cluster(c.nodes, {
-    enableOfflineQueue: false,
-    retryDelayOnFailover: 0,
-    lazyConnect: true,
-    redisOptions: { autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0, commandTimeout: 1000 },
-  });
-  client.on("error", () => {});
-  await client.connect();
-  // ioredis opens each node's connection lazily, on its first command, and with the offline
-  // queue off rejects the commands that arrive while it is still connecting: open them now.
-  await Promise.all(client.nodes("master").map((node) => node.ping()));
-  return client;
-}
-
-async function nodeRedisCluster(c: RedisCluster): Promise<NodeRedisCluster> {
-  const client = createCluster({
-    rootNodes: c.nodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })),
-    defaults: { disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } },
-  });
-  client.on("error", () => {});
-  await (client.connect() as Promise<unknown>);
-  // Through `unknown`: relating the client's inferred type to `RedisClusterType` costs the type
-  // checker seconds a file.
-  return client as unknown as NodeRedisCluster;
-}
 
 type NodeRedisCluster = RedisClusterType;
 const KINDS = ["ioredis Cluster", "redis createCluster"] as const;
@@ -140,16 +121,12 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
   const clients = {} as { "ioredis Cluster": Cluster; "redis createCluster": NodeRedisCluster };
 
   beforeAll(async () => {
-    clients["ioredis Cluster"] = await ioredisCluster(c);
-    clients["redis createCluster"] = await nodeRedisCluster(c);
+    clients["ioredis Cluster"] = await connectIoredisCluster(c, Cluster, { commandTimeout: 1000 });
+    clients["redis createCluster"] = await connectNodeRedisCluster<NodeRedisCluster>(c, createCluster);
   });
   afterAll(async () => {
     clients["ioredis Cluster"]?.disconnect();
-    // node-redis 5+ ends a cluster with close(); 4, the oldest major of the peer range, with quit().
-    const nr = clients["redis createCluster"] as unknown as
-      | { close?: () => Promise<void>; quit: () => Promise<void> }
-      | undefined;
-    await (nr?.close ? nr.close() : nr?.quit());
+    await closeNodeRedisCluster(clients["redis createCluster"]);
     await c.stop();
   });
 
@@ -164,8 +141,7 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
     queueing.on("error", () => {});
     await queueing.connect();
     closers.push(async () => {
-      const nr = queueing as unknown as { close?: () => Promise<void>; quit: () => Promise<void> };
-      await (nr.close ? nr.close() : nr.quit());
+      await closeNodeRedisCluster(queueing);
     });
     expect(() => new RedisStore({ client: queueing })).toThrow(/defaults: \{ disableOfflineQueue: true \}/);
     expect(() => new RedisStore({ client: queueing })).not.toThrow(/connect the redis cluster/);

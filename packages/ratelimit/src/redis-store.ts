@@ -1,7 +1,16 @@
-import { checkOptionNames, followRedirection, isTimerDelay, MAX_TIMER_MS } from "@svc/kernel/internal";
+import {
+  checkOptionNames,
+  evalScript,
+  isTimerDelay,
+  MAX_TIMER_MS,
+  type RedisScript,
+  type RedisSend,
+  redisClientShape,
+  redisSender,
+} from "@svc/kernel/internal";
 import { storeCalls } from "./diagnostics.js";
 import { optionError as refused, refused as refusedValue } from "./option-error.js";
-import { DECIDE_SCRIPT, DECIDE_SHA, REFUND_SCRIPT, REFUND_SHA } from "./redis-script.js";
+import { DECIDE, REFUND } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
 /**
@@ -111,15 +120,6 @@ export class StoreTimeoutError extends Error {
 
 type AnyClient = IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
 
-function isIoRedis(client: AnyClient): client is IoRedisLike {
-  return typeof (client as IoRedisLike).call === "function";
-}
-
-function isNodeRedisCluster(client: AnyClient): client is NodeRedisClusterLike {
-  const cluster = client as Partial<NodeRedisClusterLike>;
-  return typeof cluster.sendCommand === "function" && Array.isArray(cluster.masters);
-}
-
 /** A `TypeError` for a refused option, with a stable `code` (`ERR_SVC_RATELIMIT_<OPTION>`). */
 const optionError = (option: string, message: string): TypeError => refused("RedisStore", option, message);
 
@@ -127,20 +127,24 @@ const optionError = (option: string, message: string): TypeError => refused("Red
  * How one command reaches Redis, after checking that the client can neither stall a request
  * (offline queue) nor run a decision twice (resend after a reconnect or a closed connection).
  */
-function sender(client: AnyClient | undefined): (key: string, args: string[]) => Promise<unknown> {
+function sender(client: AnyClient | undefined): RedisSend {
   if (!client || typeof client !== "object")
     throw optionError(
       "client",
       `client must be an ioredis or redis client, got ${client === null ? "null" : typeof client}`,
     );
-  if (isIoRedis(client)) {
-    const options = client.options;
+  const shape = redisClientShape(client);
+  const send = redisSender(client);
+  if (shape === undefined || send === undefined)
+    throw optionError("client", "client must be an ioredis or redis client (no call or sendCommand method)");
+  if (shape === "ioredis") {
+    const options = (client as IoRedisLike).options;
     if (options?.enableOfflineQueue !== false)
       throw optionError(
         "client",
         "create the ioredis client with enableOfflineQueue: false, or requests stall while Redis is down",
       );
-    if (client.isCluster === true) {
+    if ((client as IoRedisLike).isCluster === true) {
       // A Cluster sends a command whose connection closed to another node after
       // retryDelayOnFailover; the script may already have run, so that would count it twice.
       if (options.retryDelayOnFailover !== 0)
@@ -159,12 +163,8 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
         "create the ioredis client with autoResendUnfulfilledCommands: false, or a reconnect may count a request twice",
       );
     }
-    // ioredis routes by the command's keys itself (EVALSHA's KEYS after numkeys, DEL's key), which
-    // it finds by the command's name in lower case, as the store spells them.
-    return (_key, args) => client.call(args[0] as string, ...args.slice(1));
-  }
-  if (isNodeRedisCluster(client)) {
-    const queues = clusterQueues(client);
+  } else if (shape === "node-redis cluster") {
+    const queues = clusterQueues(client as NodeRedisClusterLike);
     if (queues === undefined)
       throw optionError(
         "client",
@@ -175,20 +175,15 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
         "client",
         "create the redis cluster with defaults: { disableOfflineQueue: true }, or requests stall while a master is down",
       );
-    // A cluster's sendCommand routes by its first argument: the key whose slot picks the master.
-    // The script writes, so it must run on the master (isReadonly false).
-    return (key, args) =>
-      client.sendCommand(key, false, args).catch((err: unknown) => followRedirection(client, err, args));
-  }
-  if (typeof client.sendCommand === "function") {
-    if (client.options && client.options.disableOfflineQueue !== true)
+  } else {
+    const options = (client as NodeRedisLike).options;
+    if (options && options.disableOfflineQueue !== true)
       throw optionError(
         "client",
         "create the redis client with disableOfflineQueue: true, or requests stall while Redis is down",
       );
-    return (_key, args) => client.sendCommand(args);
   }
-  throw optionError("client", "client must be an ioredis or redis client (no call or sendCommand method)");
+  return send;
 }
 
 /**
@@ -199,7 +194,7 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
  */
 function clusterQueues(client: NodeRedisClusterLike): boolean | undefined {
   if (client._options) return client._options.defaults?.disableOfflineQueue !== true;
-  const nodes = client.masters
+  const nodes = (client.masters ?? [])
     .map((node) => (node.client as Partial<NodeRedisLike> | undefined)?.options)
     .filter((options) => typeof options === "object" && options !== null);
   if (nodes.length === 0) return undefined;
@@ -208,7 +203,8 @@ function clusterQueues(client: NodeRedisClusterLike): boolean | undefined {
 
 /** An ioredis `Cluster` or a node-redis `createCluster`. */
 function isCluster(client: AnyClient): boolean {
-  return isIoRedis(client) ? client.isCluster === true : isNodeRedisCluster(client);
+  const shape = redisClientShape(client);
+  return shape === "ioredis" ? (client as IoRedisLike).isCluster === true : shape === "node-redis cluster";
 }
 
 /** Whether the key starts with a non-empty hash tag of its own, so a key after it is not hashed. */
@@ -225,10 +221,6 @@ function hasHashTag(prefix: string): boolean {
  * spend each other's quota without a word.
  */
 const taken = new WeakMap<object, Map<string, RedisStore>>();
-
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith("NOSCRIPT");
-}
 
 /**
  * The fleet store: all instances sharing one Redis (or Redis Cluster) count together.
@@ -257,7 +249,7 @@ function isNoScript(err: unknown): boolean {
 export class RedisStore implements RateLimitStore {
   readonly prefix: string;
   readonly timeoutMs: number;
-  readonly #send: (key: string, args: string[]) => Promise<unknown>;
+  readonly #send: RedisSend;
   readonly #client: object;
   #closed = false;
 
@@ -323,7 +315,7 @@ export class RedisStore implements RateLimitStore {
   async consume(key: string, cost: number, policy: RateLimitPolicy): Promise<Decision> {
     const reply = await storeCalls.traced(
       { store: "redis", operation: "consume", key: this.redisKey(key) },
-      () => this.#script(key, DECIDE_SHA, DECIDE_SCRIPT, policy, cost, policy.burst),
+      () => this.#script(key, DECIDE, policy, cost, policy.burst),
     );
     if (!Array.isArray(reply) || reply.length !== 5)
       throw new Error(`RedisStore: unexpected script reply ${JSON.stringify(reply)}`);
@@ -348,7 +340,7 @@ export class RedisStore implements RateLimitStore {
   async refund(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): Promise<void> {
     if (!decision.allowed || cost === 0) return;
     await storeCalls.traced({ store: "redis", operation: "refund", key: this.redisKey(key) }, () =>
-      this.#script(key, REFUND_SHA, REFUND_SCRIPT, policy, cost, decision.now),
+      this.#script(key, REFUND, policy, cost, decision.now),
     );
   }
 
@@ -366,31 +358,20 @@ export class RedisStore implements RateLimitStore {
    */
   #script(
     key: string,
-    sha: string,
-    script: string,
+    script: RedisScript,
     policy: RateLimitPolicy,
     cost: number,
     last: number,
   ): Promise<unknown> {
-    const redisKey = this.redisKey(key);
-    const tail = [
-      "1",
-      redisKey,
+    const args = [
       policy.algorithm,
       String(policy.limit),
       String(policy.windowMs),
       String(cost),
       String(last),
     ];
-    return this.#bounded(async () => {
-      try {
-        return await this.#send(redisKey, ["evalsha", sha, ...tail]);
-      } catch (err) {
-        // NOSCRIPT means the script did not run, so sending it once in full cannot double count.
-        if (!isNoScript(err)) throw err;
-        return this.#send(redisKey, ["eval", script, ...tail]);
-      }
-    });
+    // NOSCRIPT means the script did not run, so sending it once in full cannot double count.
+    return this.#bounded(() => evalScript(this.#send, script, this.redisKey(key), args));
   }
 
   #bounded<T>(run: () => Promise<T>): Promise<T> {

@@ -425,3 +425,77 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
   };
   return cluster;
 }
+
+/** What {@link connectIoredisCluster} uses of an ioredis `Cluster`. */
+interface IoredisClusterClient {
+  on(event: "error", listener: () => void): unknown;
+  connect(): Promise<unknown>;
+  nodes(role: "master"): { ping(): Promise<unknown> }[];
+}
+
+/**
+ * An ioredis `Cluster` on `cluster`, configured as the stores' READMEs ask (no offline queue, no
+ * resend of a command whose connection closed), connected, with a connection open to every
+ * master. The test passes the `Cluster` class it imports, so a variant project's pinned ioredis is
+ * the one tested. `redisOptions` are added to each node's.
+ * @example const io = await connectIoredisCluster(cluster, Cluster);
+ * @see https://github.com/redis/ioredis#cluster
+ */
+export async function connectIoredisCluster<C extends IoredisClusterClient>(
+  cluster: RedisCluster,
+  Cluster: new (
+    nodes: ClusterNodeAddress[],
+    options: {
+      enableOfflineQueue: false;
+      retryDelayOnFailover: 0;
+      lazyConnect: true;
+      redisOptions: {
+        autoResendUnfulfilledCommands: false;
+        maxRetriesPerRequest: 0;
+        commandTimeout?: number;
+      };
+    },
+  ) => C,
+  redisOptions: { commandTimeout?: number } = {},
+): Promise<C> {
+  const client = new Cluster(cluster.nodes, {
+    enableOfflineQueue: false,
+    retryDelayOnFailover: 0,
+    lazyConnect: true,
+    redisOptions: { autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0, ...redisOptions },
+  });
+  client.on("error", () => {});
+  await client.connect();
+  // ioredis opens each node's connection lazily, on its first command, and with the offline
+  // queue off rejects the commands that arrive while it is still connecting: open them now.
+  await Promise.all(client.nodes("master").map((node) => node.ping()));
+  return client;
+}
+
+/**
+ * A node-redis `createCluster` client on `cluster`, configured as the stores' READMEs ask (no
+ * offline queue), reconnecting every 100 ms, connected. The test passes the `createCluster` it
+ * imports, so a variant project's pinned node-redis is the one tested, and names the client type
+ * (`RedisClusterType`): relating the function's inferred type to it costs the type checker
+ * seconds a file.
+ * @example const nr = await connectNodeRedisCluster<RedisClusterType>(cluster, createCluster);
+ * @see https://github.com/redis/node-redis/blob/master/docs/clustering.md
+ */
+export async function connectNodeRedisCluster<C>(
+  cluster: RedisCluster,
+  createCluster: (options: never) => unknown,
+): Promise<C> {
+  const client = createCluster({
+    rootNodes: cluster.nodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })),
+    defaults: { disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } },
+  } as never) as { on(event: "error", listener: () => void): unknown; connect(): Promise<unknown> };
+  client.on("error", () => {});
+  await client.connect();
+  return client as C;
+}
+
+/** Ends a node-redis cluster client: `close()` from node-redis 5, `quit()` on 4 (the peer floor). */
+export async function closeNodeRedisCluster(client: unknown): Promise<void> {
+  const c = client as { close?: () => Promise<void>; quit?: () => Promise<void> } | undefined;
+  await (c?.close ? c.close() : c?.quit?.());
+}

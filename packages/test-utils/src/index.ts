@@ -1,5 +1,8 @@
 export {
   type ClusterNodeAddress,
+  closeNodeRedisCluster,
+  connectIoredisCluster,
+  connectNodeRedisCluster,
   keySlot,
   type RedisCluster,
   type RedisClusterOptions,
