@@ -1,13 +1,9 @@
 import type * as NodeCrypto from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import {
-  type CryptoKey,
   createLocalJWKSet,
   decodeJwt,
   errors,
-  type JSONWebKeySet,
-  type JWK,
-  type JWTPayload,
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
   type JWTVerifyResult,
@@ -28,6 +24,7 @@ import {
   discoverySettings,
   isIssuerIdentifier,
 } from "./discovery.js";
+import type { CryptoKey, JSONWebKeySet, JWK, JWTPayload } from "./jose-types.js";
 import { asKeyObject, verificationKey } from "./key-input.js";
 import { nodeCrypto } from "./node-crypto.js";
 import {

@@ -1,14 +1,8 @@
 import type * as NodeCrypto from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import {
-  type CryptoKey,
-  calculateJwkThumbprint,
-  exportJWK,
-  type JSONWebKeySet,
-  type JWK,
-  SignJWT,
-} from "jose";
+import { calculateJwkThumbprint, exportJWK, SignJWT } from "jose";
 import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
+import type { CryptoKey, JSONWebKeySet, JWK } from "./jose-types.js";
 import { asKeyObject, signingKey } from "./key-input.js";
 import { nodeCrypto } from "./node-crypto.js";
 import { checkNames, codedError, functionOption, optionError } from "./options.js";
