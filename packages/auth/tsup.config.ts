@@ -3,7 +3,7 @@ import { presetOptions } from "../../tooling/tsup-preset.js";
 
 // The library and one entry per framework, each importing the library by its name (README,
 // "Frameworks"), so the core exists once per process.
-const entry = ["src/index.ts", "src/express.ts", "src/node.ts", "src/fastify.ts", "src/fetch.ts"];
+export const entry = ["src/index.ts", "src/express.ts", "src/node.ts", "src/fastify.ts", "src/fetch.ts"];
 
 // jose 6 is an ES module only. The ES build imports it, as a dependency; the CommonJS build
 // carries its own copy, since a `require` of an ES module works on Node.js (>= 20.19, require(esm))
@@ -17,19 +17,7 @@ const entry = ["src/index.ts", "src/express.ts", "src/node.ts", "src/fastify.ts"
 // The declarations name no jose type (src/jose-types.ts): TypeScript's `moduleResolution: node16`
 // refuses a CommonJS declaration file (`.d.cts`) importing an ES module's types (TS1479).
 //
-// Two builds write into one `dist/` at the same time: each removes only its own scripts first.
-export default defineConfig([
-  {
-    ...presetOptions,
-    entry,
-    format: ["esm"],
-    clean: ["!**/*.cjs"],
-  },
-  {
-    ...presetOptions,
-    entry,
-    format: ["cjs"],
-    clean: ["!**/*.js"],
-    noExternal: ["jose"],
-  },
-]);
+// This is the ordinary build (ES modules, CommonJS, declarations); the package's `build` script
+// then runs tsup.commonjs.config.ts, which writes the CommonJS scripts again with jose inside.
+// One after the other: two configs of one run would clean and write the same `dist/` at once.
+export default defineConfig({ ...presetOptions, entry });

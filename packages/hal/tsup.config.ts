@@ -3,7 +3,7 @@ import { presetOptions } from "../../tooling/tsup-preset.js";
 
 // The library, `@svc/hal/testing` (the link crawler for a service's own tests) and one entry per
 // framework, each importing the library by its name (README, "Frameworks").
-const entry = [
+export const entry = [
   "src/index.ts",
   "src/testing.ts",
   "src/express.ts",
@@ -18,19 +18,7 @@ const entry = [
 // main entry and `testing` both expand templates, so each has a copy (4 kB, stateless: nothing of
 // url-template crosses the package boundary, templates and values are strings and objects).
 //
-// Two builds write into one `dist/` at the same time: each removes only its own scripts first.
-export default defineConfig([
-  {
-    ...presetOptions,
-    entry,
-    format: ["esm"],
-    clean: ["!**/*.cjs"],
-  },
-  {
-    ...presetOptions,
-    entry,
-    format: ["cjs"],
-    clean: ["!**/*.js"],
-    noExternal: ["url-template"],
-  },
-]);
+// This is the ordinary build (ES modules, CommonJS, declarations); the package's `build` script
+// then runs tsup.commonjs.config.ts, which writes the CommonJS scripts again with url-template inside.
+// One after the other: two configs of one run would clean and write the same `dist/` at once.
+export default defineConfig({ ...presetOptions, entry });
