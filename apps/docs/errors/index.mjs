@@ -34,18 +34,6 @@ export const support = { ...soapSupport };
  * of them is thrown (named in a package's sources) and that each code named instead has an entry.
  */
 export const notThrown = {
-  ERR_SVC_AUTH_LOG_N: {
-    instead: ["ERR_SVC_AUTH_PASSWORD_HASH_LOG_N"],
-    why: "The scrypt cost's `logN` is refused as `passwordHash.logN`, so its code is `ERR_SVC_AUTH_PASSWORD_HASH_LOG_N`.",
-  },
-  ERR_SVC_AUTH_R: {
-    instead: ["ERR_SVC_AUTH_PASSWORD_HASH_R"],
-    why: "The scrypt cost's `r` is refused as `passwordHash.r`, so its code is `ERR_SVC_AUTH_PASSWORD_HASH_R`.",
-  },
-  ERR_SVC_AUTH_P: {
-    instead: ["ERR_SVC_AUTH_PASSWORD_HASH_P"],
-    why: "The scrypt cost's `p` is refused as `passwordHash.p`, so its code is `ERR_SVC_AUTH_PASSWORD_HASH_P`.",
-  },
   ERR_SVC_NEGOTIATE_COMPRESSION: {
     instead: ["ERR_SVC_NEGOTIATE_OPTIONS", "ERR_SVC_NEGOTIATE_THRESHOLD", "ERR_SVC_NEGOTIATE_LEVEL"],
     why: "A unit test of the option checks makes it up, for a nested `compression` option no function takes. `compression()` refuses options that are no object with `ERR_SVC_NEGOTIATE_OPTIONS`, and its settings with `ERR_SVC_NEGOTIATE_THRESHOLD` and `ERR_SVC_NEGOTIATE_LEVEL`.",
