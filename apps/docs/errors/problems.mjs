@@ -11,6 +11,23 @@ const pipeline = `${errors}
 import { createPipeline, reply } from "@svc/kernel";
 import { fetchAdapter } from "@svc/kernel/fetch";`;
 const bearer = `{ algorithms: ["HS256"], secret: "${SECRET}" }`;
+/** The `Idempotency-Key` step on a route of the response pipeline, the body handed over. */
+const idempotent = `${pipeline}
+import { MemoryStore } from "@svc/idempotency";
+import { idempotency } from "@svc/idempotency/fetch";
+`;
+const idempotentApp = `const svc = fetchAdapter(createPipeline());
+let orders = 0;
+export default {
+  fetch: withErrors(async (request) => {
+    const body: unknown = await request.json(); // the fingerprint's input
+    return svc.respond(request, () => reply({ id: ++orders, order: body }, { status: 201 }), {
+      route: { idempotency: keys },
+      body,
+    });
+  }, ${problemTypeBase}),
+};
+`;
 
 /** @type {Record<string, { pkg: string; status: number; when: string; client: string; operator: string; app: string; requests: { method?: string; path: string; headers?: Record<string, string>; body?: string }[]; response: { headers?: Record<string, string>; body: Record<string, unknown> } }>} */
 export const problems = {
@@ -654,6 +671,653 @@ export default { fetch: withErrors(auth.wrap(async () => Response.json({ id: 7 }
         instance: "/orders/7",
         timestamp: "…",
         code: "too_many_failed_attempts",
+      },
+    },
+  },
+  authentication_busy: {
+    pkg: "auth",
+    status: 503,
+    when: 'HTTP Basic credentials that cannot be judged now: every verification slot (`basic.concurrency`, `basic.queue`) is taken, or the failure budgets\' limiter failed with `failureLimit.failMode: "closed"`',
+    client:
+      "Retry after the seconds `Retry-After` gives; the credentials were not judged, so they may well be right.",
+    operator:
+      'Saturated hashing: raise `basic.concurrency` (a core each) or lower the scrypt cost; a limiter failure: bring its store back (the error handler logs the cause), or choose `failMode: "open"`.',
+    app: `${errors}
+import { authenticate } from "@svc/auth/fetch";
+
+// The failure budgets live in a store that is down (Redis unreachable, say): every call rejects.
+const down = { consume: async () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379")) };
+const verify = async (username: string, password: string) =>
+  username === "ada" && password === "s3cret" ? { id: username } : undefined;
+const auth = authenticate({
+  realm: "api",
+  basic: {
+    verify,
+    failureLimit: { perClient: down, perUsername: down, failMode: "closed", clientAddress: () => "203.0.113.7" },
+  },
+});
+export default { fetch: withErrors(auth.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/orders/7", headers: { authorization: "Basic YWRhOnMzY3JldA==" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", "retry-after": "1" },
+      body: {
+        type: "https://api.example.com/problems/authentication_busy",
+        title: "Service Unavailable",
+        status: 503,
+        detail: "The service is temporarily unavailable; try again later",
+        instance: "/orders/7",
+        timestamp: "…",
+      },
+    },
+  },
+  conflicting_api_version: {
+    pkg: "versioning",
+    status: 400,
+    when: "a request that names two different versions: the path's `/v1` and `API-Version: 2`, say (the path, a version field, the content's media type)",
+    client: "Name the version once, or the same version everywhere.",
+    operator: "Nothing: it is the client's request.",
+    app: `${pipeline}
+import { versions } from "@svc/versioning";
+
+const svc = fetchAdapter(createPipeline({ versioning: versions({ versions: [1, 2], defaultVersion: 2 }) }));
+export default {
+  fetch: withErrors((request) => svc.respond(request, () => reply({ id: 7 })), ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/v1/orders/7", headers: { "api-version": "2" } }],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "api-supported-versions": "1, 2",
+      },
+      body: {
+        type: "https://api.example.com/problems/conflicting_api_version",
+        title: "Bad Request",
+        status: 400,
+        detail: "The request names API version 1 (path /v1) and 2 (header API-Version)",
+        instance: "/v1/orders/7",
+        timestamp: "…",
+        code: "conflicting_api_version",
+      },
+    },
+  },
+  idempotency_key_missing: {
+    pkg: "idempotency",
+    status: 400,
+    when: "a `POST` (or `PATCH`) without `Idempotency-Key` where `idempotency()` has `required` for its path",
+    client:
+      "Send a new unique key (a UUID) in `Idempotency-Key` with each operation, and the same key with its retries.",
+    operator: "Nothing, when keys are required; else narrow `required` to the paths that need one.",
+    app: `${idempotent}
+const keys = idempotency({ store: new MemoryStore(), required: true });
+${idempotentApp}`,
+    requests: [
+      {
+        method: "POST",
+        path: "/orders",
+        headers: { "content-type": "application/json" },
+        body: '{"sku":"a"}',
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/idempotency_key_missing",
+        title: "Bad Request",
+        status: 400,
+        detail: "This operation requires an Idempotency-Key header",
+        instance: "/orders",
+        timestamp: "…",
+        code: "idempotency_key_missing",
+      },
+    },
+  },
+  idempotency_key_invalid: {
+    pkg: "idempotency",
+    status: 400,
+    when: "an `Idempotency-Key` that is no structured-field string (RFC 8941 §3.3.3: in double quotes) of 1 to 255 characters",
+    client:
+      'Send a key of 1 to 255 characters as a quoted string: `Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"`.',
+    operator: "Nothing: it is the client's field.",
+    app: `${idempotent}
+const keys = idempotency({ store: new MemoryStore(), required: true });
+${idempotentApp}`,
+    requests: [
+      {
+        method: "POST",
+        path: "/orders",
+        headers: { "content-type": "application/json", "idempotency-key": '""' },
+        body: '{"sku":"a"}',
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/idempotency_key_invalid",
+        title: "Bad Request",
+        status: 400,
+        detail: "Idempotency-Key is empty",
+        instance: "/orders",
+        timestamp: "…",
+        code: "idempotency_key_invalid",
+      },
+    },
+  },
+  idempotency_key_reused: {
+    pkg: "idempotency",
+    status: 422,
+    when: "an `Idempotency-Key` sent again with a different request (another body, method or path) than the one it was first used with",
+    client: "Use a new key for a new operation; send the same key only to retry the same request.",
+    operator: "Nothing: the client reused a key.",
+    app: `${idempotent}
+const keys = idempotency({ store: new MemoryStore(), required: true });
+${idempotentApp}`,
+    requests: [
+      {
+        method: "POST",
+        path: "/orders",
+        headers: { "content-type": "application/json", "idempotency-key": '"order-1"' },
+        body: '{"sku":"a"}',
+      },
+      {
+        method: "POST",
+        path: "/orders",
+        headers: { "content-type": "application/json", "idempotency-key": '"order-1"' },
+        body: '{"sku":"b"}',
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/idempotency_key_reused",
+        title: "Unprocessable Content",
+        status: 422,
+        detail: "This Idempotency-Key was already used with a different request",
+        instance: "/orders",
+        timestamp: "…",
+        code: "idempotency_key_reused",
+      },
+    },
+  },
+  idempotency_store_unavailable: {
+    pkg: "idempotency",
+    status: 503,
+    when: "the store of `idempotency()` fails (Redis or Postgres down): without a record the operation could run twice, so it does not run",
+    client: "Retry with the same key after the seconds `Retry-After` gives.",
+    operator: "Bring the store back; the error handler logs its failure as the cause.",
+    app: `${idempotent}
+// The store is down (Redis unreachable, say): every call rejects.
+const down = () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
+const keys = idempotency({ store: { claim: down, complete: down, release: down }, required: true });
+${idempotentApp}`,
+    requests: [
+      {
+        method: "POST",
+        path: "/orders",
+        headers: { "content-type": "application/json", "idempotency-key": '"order-1"' },
+        body: '{"sku":"a"}',
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", "retry-after": "…" },
+      body: {
+        type: "https://api.example.com/problems/idempotency_store_unavailable",
+        title: "Service Unavailable",
+        status: 503,
+        detail: "The service is temporarily unavailable; try again later",
+        instance: "/orders",
+        timestamp: "…",
+      },
+    },
+  },
+  rate_limit_misconfigured: {
+    pkg: "ratelimit",
+    status: 500,
+    when: "an option function of the limiter (`key`, `cost`, `limit`, `message`) threw or answered outside its domain, or its clock answered no time: the request is neither counted nor let through",
+    client: "Nothing: the server is misconfigured; report it.",
+    operator:
+      "Fix the function the error's message names (the error handler logs it with the cause); here `key` throws for a request without `X-Api-Key`.",
+    app: `${errors}
+import { rateLimit } from "@svc/ratelimit/fetch";
+
+const limiter = rateLimit({
+  limit: 100,
+  windowMs: 60_000,
+  key: (request) => request.headers.get("x-api-key")!.toLowerCase(), // throws without the field
+});
+export default { fetch: withErrors(limiter.wrap(async () => Response.json({ results: [] })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/search" }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/rate_limit_misconfigured",
+        title: "Internal Server Error",
+        status: 500,
+        detail: "An unexpected error occurred",
+        instance: "/search",
+        timestamp: "…",
+      },
+    },
+  },
+  rate_limit_unavailable: {
+    pkg: "ratelimit",
+    status: 503,
+    when: 'the limiter\'s store fails (Redis down or slow) and `failMode` is `"closed"`: no request passes uncounted',
+    client: "Retry after the seconds `Retry-After` gives.",
+    operator:
+      'Bring the store back (the `logger` says when it failed and when it answers again); `failMode: "open"` lets requests through unlimited meanwhile, `"insurance"` counts them in memory.',
+    app: `${errors}
+import { rateLimit } from "@svc/ratelimit/fetch";
+
+// The store is down (Redis unreachable, say): every call rejects.
+const down = () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
+const limiter = rateLimit({
+  limit: 100,
+  windowMs: 60_000,
+  clientAddressHeader: "cf-connecting-ip",
+  store: { consume: down, reset: down },
+  failMode: "closed",
+  logger: { warn: () => {} },
+});
+export default { fetch: withErrors(limiter.wrap(async () => Response.json({ results: [] })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/search", headers: { "cf-connecting-ip": "203.0.113.7" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", "retry-after": "…" },
+      body: {
+        type: "https://api.example.com/problems/rate_limit_unavailable",
+        title: "Service Unavailable",
+        status: 503,
+        detail: "The service is temporarily unavailable; try again later",
+        instance: "/search",
+        timestamp: "…",
+      },
+    },
+  },
+  unauthenticated_credentials: {
+    pkg: "kernel",
+    status: 500,
+    when: "a request carrying credentials (`Authorization`) reaches a step keyed by the caller (the rate limit's default key, the `Idempotency-Key` scope) and no authentication step recorded who sent it: its caller cannot be told from any other",
+    client: "Nothing: the server is misconfigured; report it.",
+    operator:
+      "Put `authenticate()` of `@svc/auth` before the step (or record the principal with `recordAuthentication` where your own middleware checks the credentials), or give the step a `key`/`scope` of your own.",
+    app: `${errors}
+import { rateLimit } from "@svc/ratelimit/fetch";
+
+// No authenticate() in front: the limiter cannot tell whose the credentials are.
+const limiter = rateLimit({ limit: 100, windowMs: 60_000, clientAddressHeader: "cf-connecting-ip" });
+export default { fetch: withErrors(limiter.wrap(async () => Response.json({ results: [] })), ${problemTypeBase}) };
+`,
+    requests: [
+      {
+        path: "/search",
+        headers: { "cf-connecting-ip": "203.0.113.7", authorization: "Bearer eyJhbGciOi..." },
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/unauthenticated_credentials",
+        title: "Internal Server Error",
+        status: 500,
+        detail: "An unexpected error occurred",
+        instance: "/search",
+        timestamp: "…",
+      },
+    },
+  },
+  request_timeout: {
+    pkg: "negotiate",
+    status: 408,
+    when: "a request body that does not arrive whole within `parseBody`'s `timeout` (a slow or stalled client)",
+    client: "Send the body at once, on a connection that keeps up; retry on a new connection.",
+    operator: "Raise `timeout` if slow clients with large bodies are expected on this route.",
+    app: `${errors}
+import { parseBody } from "@svc/negotiate/fetch";
+
+const read = parseBody({ types: ["json"], timeout: 50 });
+// A client that sends the first bytes of its body and then nothing more: the stream the server
+// hands the handler never ends.
+const stalled = (request: Request) =>
+  new Request(request, {
+    body: new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"qty":')) }),
+    duplex: "half",
+  } as RequestInit);
+export default {
+  fetch: withErrors(async (request) => Response.json(await read(stalled(request)), { status: 201 }), ${problemTypeBase}),
+};
+`,
+    requests: [
+      { method: "POST", path: "/orders", headers: { "content-type": "application/json" }, body: '{"qty":' },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", connection: "close" },
+      body: {
+        type: "https://api.example.com/problems/request_timeout",
+        title: "Request Timeout",
+        status: 408,
+        detail: "The request body was not received within 50 ms",
+        instance: "/orders",
+        timestamp: "…",
+        code: "request_timeout",
+      },
+    },
+  },
+  unreadable_body: {
+    pkg: "negotiate",
+    status: 400,
+    when: "a request body whose stream fails before its end: the client went away mid-body, the connection broke",
+    client: "Send the request again, whole.",
+    operator: "Nothing: the client's connection failed; the error handler logs the cause.",
+    app: `${errors}
+import { parseBody } from "@svc/negotiate/fetch";
+
+const read = parseBody({ types: ["json"] });
+// A client that goes away after the first bytes of its body: the stream the server hands the
+// handler fails.
+const cut = (request: Request) =>
+  new Request(request, {
+    body: new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"qty":'));
+        c.error(new Error("aborted"));
+      },
+    }),
+    duplex: "half",
+  } as RequestInit);
+export default {
+  fetch: withErrors(async (request) => Response.json(await read(cut(request)), { status: 201 }), ${problemTypeBase}),
+};
+`,
+    requests: [
+      { method: "POST", path: "/orders", headers: { "content-type": "application/json" }, body: '{"qty":' },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/unreadable_body",
+        title: "Bad Request",
+        status: 400,
+        detail: "The request body could not be read",
+        instance: "/orders",
+        timestamp: "…",
+        code: "unreadable_body",
+      },
+    },
+  },
+  missing_host: {
+    pkg: "kernel",
+    status: 400,
+    when: "a request without `Host` (HTTP/1.0 allows one) where the service needs its own URL: a link (`hrefFor`, `baseUrl`), a redirect, a DPoP proof's `htu`",
+    client: "Send `Host` (RFC 9110 §7.2: an HTTP/1.1 client always does).",
+    operator: "Nothing: it is the client's request.",
+    app: `${errors}
+import { hrefFor } from "@svc/hal/fetch";
+
+export default {
+  fetch: withErrors(async (request) => Response.json({ _links: { self: { href: hrefFor(request, "/orders/7") } } }), ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/orders/7" }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/missing_host",
+        title: "Bad Request",
+        status: 400,
+        detail: "The request has no Host header",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "missing_host",
+      },
+    },
+  },
+  invalid_path: {
+    pkg: "hal",
+    status: 400,
+    when: "a link (`hrefFor`) to a path holding a dot segment (`.`, `..`, also as `%2e`) or starting with `//`: a client's route parameter would make it name another resource or another origin",
+    client: "Send the identifier as it is, without `.`/`..` segments or a leading `/`.",
+    operator: "Nothing, when the path segment came from the client; else fix the path the app links to.",
+    app: `${errors}
+import { hrefFor } from "@svc/hal/fetch";
+
+export default {
+  fetch: withErrors(async (request) => {
+    const id = new URL(request.url).searchParams.get("id") ?? "";
+    return Response.json({ _links: { self: { href: hrefFor(request, \`/documents/\${id}\`) } } });
+  }, ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/documents?id=..", headers: { host: "api.example" } }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/invalid_path",
+        title: "Bad Request",
+        status: 400,
+        detail: "The link's path holds a dot segment (. or ..)",
+        instance: "/documents",
+        timestamp: "…",
+        code: "invalid_path",
+      },
+    },
+  },
+  invalid_forwarded: {
+    pkg: "kernel",
+    status: 400,
+    when: "a `Forwarded` field (RFC 7239) from a trusted proxy that does not parse, where the service reads the client or its own URL from it",
+    client:
+      "Nothing, when a proxy sets the field; a client that sets it itself must write it as RFC 7239 §4 does.",
+    operator: "Check what the trusted proxy sends; a proxy that is not trusted is not read at all.",
+    app: `${errors}
+import { compileTrust } from "@svc/hal";
+import { hrefFor } from "@svc/hal/fetch";
+
+// The connection comes from a proxy at 10.0.0.2, trusted to say the client's URL.
+const proxy = { address: "10.0.0.2" };
+const trustProxy = compileTrust(["10.0.0.2"]);
+export default {
+  fetch: withErrors(async (request) => {
+    const href = hrefFor(request, "/orders/7", { info: proxy, trustProxy, forwardedHeaders: "forwarded" });
+    return Response.json({ _links: { self: { href } } });
+  }, ${problemTypeBase}),
+};
+`,
+    requests: [
+      { path: "/orders/7", headers: { host: "api.example", forwarded: 'for=203.0.113.7;proto="https' } },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/invalid_forwarded",
+        title: "Bad Request",
+        status: 400,
+        detail: "The Forwarded header is not valid",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "invalid_forwarded",
+      },
+    },
+  },
+  invalid_dpop_proof: {
+    pkg: "auth",
+    status: 401,
+    when: "a request with DPoP credentials (RFC 9449) whose `DPoP` proof is missing, malformed, not signed by its own key, for another method or URL, too old, or replayed",
+    client:
+      "Sign a new proof for each request: a JWT of type `dpop+jwt` with the request's method (`htm`) and URL (`htu`), a fresh `jti` and `iat`, and the access token's hash (`ath`), with the key the token is bound to.",
+    operator:
+      "When good clients are refused, compare the proof's `htu` with the URL the service sees (behind a TLS-terminating proxy, give `dpop.trustProxy`) and the clocks (`dpop.maxAge`, `dpop.clockTolerance`).",
+    app: `${errors}
+import { authenticate } from "@svc/auth/fetch";
+
+const auth = authenticate({ realm: "api", bearer: ${bearer}, dpop: {} });
+export default { fetch: withErrors(auth.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+`,
+    requests: [{ path: "/orders/7", headers: { authorization: "DPoP eyJhbGciOi...", dpop: "not.a.proof" } }],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "www-authenticate":
+          'DPoP realm="api", error="invalid_dpop_proof", error_description="DPoP proof is not a JWT", algs="ES256 EdDSA Ed25519 PS256 RS256"',
+      },
+      body: {
+        type: "https://api.example.com/problems/invalid_dpop_proof",
+        title: "Unauthorized",
+        status: 401,
+        detail: "The DPoP proof is invalid",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "invalid_dpop_proof",
+      },
+    },
+  },
+  rate_limit_client_gone: {
+    pkg: "ratelimit",
+    status: 400,
+    when: "on `node:http`, Express or Fastify, a client that reset its connection while an earlier step (authentication, a body parser) ran, taking its address with it: the request is refused rather than run uncounted; nobody reads the answer, the error handler logs it",
+    client: "Nothing: the client is gone.",
+    operator: "Nothing; many of them point at clients giving up on slow earlier steps.",
+    app: `${errors}
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import { rateLimit } from "@svc/ratelimit/node";
+
+const limit = rateLimit({ limit: 100, windowMs: 60_000 });
+export default {
+  fetch: withErrors(async (request) => {
+    // What node:http hands the limiter once the client has reset the connection: a request on a
+    // destroyed socket, whose address went with it.
+    const socket = new Socket();
+    socket.destroy();
+    const req = new IncomingMessage(socket);
+    req.method = request.method;
+    req.url = new URL(request.url).pathname;
+    await limit(req, new ServerResponse(req));
+    return Response.json({ results: [] });
+  }, ${problemTypeBase}),
+};
+`,
+    requests: [{ path: "/search" }],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://api.example.com/problems/rate_limit_client_gone",
+        title: "Bad Request",
+        status: 400,
+        detail: "The client closed the connection before the request could be rate limited",
+        instance: "/search",
+        timestamp: "…",
+        code: "rate_limit_client_gone",
+      },
+    },
+  },
+  idempotency_request_in_progress: {
+    pkg: "idempotency",
+    status: 409,
+    when: "a request whose `Idempotency-Key` an earlier request with the same key still holds: its handler is running (on this instance or another sharing the store), and `waitMs` (0 by default) did not see it end",
+    client:
+      "Retry with the same key after the seconds `Retry-After` gives: the first attempt's answer is then replayed.",
+    operator:
+      "Nothing, when clients retry early; give `waitMs` for the retry to wait for the first answer instead.",
+    app: `${idempotent}
+const keys = idempotency({ store: new MemoryStore(), required: true });
+const svc = fetchAdapter(createPipeline());
+const paymentProvider = new Promise<void>(() => {}); // slow: it has not answered yet
+const app = withErrors(async (request) => {
+  const body: unknown = await request.json();
+  return svc.respond(
+    request,
+    async () => {
+      await paymentProvider;
+      return reply({ id: 1, order: body }, { status: 201 });
+    },
+    { route: { idempotency: keys }, body },
+  );
+}, ${problemTypeBase});
+
+// The first attempt, still waiting on the payment provider when its client gives up and retries.
+const first = { method: "POST", headers: { "content-type": "application/json", "idempotency-key": '"order-1"' } };
+void app(new Request("https://api.example/orders", { ...first, body: '{"sku":"a"}' }));
+export default { fetch: app };
+`,
+    requests: [
+      {
+        method: "POST",
+        path: "/orders",
+        headers: { "content-type": "application/json", "idempotency-key": '"order-1"' },
+        body: '{"sku":"a"}',
+      },
+    ],
+    response: {
+      headers: { "content-type": "application/problem+json; charset=utf-8", "retry-after": "…" },
+      body: {
+        type: "https://api.example.com/problems/idempotency_request_in_progress",
+        title: "Conflict",
+        status: 409,
+        detail: "A request with this Idempotency-Key is still being processed",
+        instance: "/orders",
+        timestamp: "…",
+        code: "idempotency_request_in_progress",
+      },
+    },
+  },
+  use_dpop_nonce: {
+    pkg: "auth",
+    status: 401,
+    when: "a DPoP proof without the server's current nonce where `dpop.nonce` is set (RFC 9449 §9): the first request of a client, or one whose nonce has expired",
+    client:
+      "Sign the proof again with the `nonce` claim the response's `DPoP-Nonce` gives, and retry; keep the latest `DPoP-Nonce` of every response for the next proof.",
+    operator: "Nothing: it is the nonce round trip of RFC 9449 §8, once per client and nonce lifetime.",
+    app: `${errors}
+import { createHash, generateKeyPairSync, randomUUID, sign } from "node:crypto";
+import { authenticate } from "@svc/auth/fetch";
+
+const auth = authenticate({
+  realm: "api",
+  bearer: ${bearer},
+  dpop: { nonce: { secret: "a nonce secret of at least 32 bytes!" } },
+});
+export default { fetch: withErrors(auth.wrap(async () => Response.json({ id: 7 })), ${problemTypeBase}) };
+
+// The client's side: a proof (RFC 9449 §4.2) for GET https://api.example/orders/7, signed with
+// its own key, without a nonce (it has been given none yet).
+const b64 = (value: string | Buffer) => Buffer.from(value).toString("base64url");
+const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+// The access token it holds (checked after the proof's nonce, so any will do here).
+export const token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl";
+const header = b64(JSON.stringify({ typ: "dpop+jwt", alg: "ES256", jwk: publicKey.export({ format: "jwk" }) }));
+const claims = b64(
+  JSON.stringify({
+    jti: randomUUID(),
+    htm: "GET",
+    htu: "https://api.example/orders/7",
+    iat: Math.floor(Date.now() / 1000),
+    ath: createHash("sha256").update(token).digest("base64url"),
+  }),
+);
+const signature = sign("sha256", Buffer.from(\`\${header}.\${claims}\`), { key: privateKey, dsaEncoding: "ieee-p1363" });
+export const proof = \`\${header}.\${claims}.\${b64(signature)}\`;
+`,
+    requests: [
+      { path: "/orders/7", headers: { host: "api.example", authorization: "DPoP {token}", dpop: "{proof}" } },
+    ],
+    response: {
+      headers: {
+        "content-type": "application/problem+json; charset=utf-8",
+        "www-authenticate":
+          'DPoP realm="api", error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", algs="ES256 EdDSA Ed25519 PS256 RS256"',
+        "dpop-nonce": "…",
+      },
+      body: {
+        type: "https://api.example.com/problems/use_dpop_nonce",
+        title: "Unauthorized",
+        status: 401,
+        detail: "A DPoP nonce is required",
+        instance: "/orders/7",
+        timestamp: "…",
+        code: "use_dpop_nonce",
       },
     },
   },

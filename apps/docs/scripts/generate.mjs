@@ -302,32 +302,18 @@ export function errorCodes(pkgs) {
 }
 
 /**
- * Snake-case literals of the packages' sources that are not the `code` of an error record: OAuth
- * and JWT parameter names, SOAP fault fields, a database table name, a URI algorithm's name.
+ * Snake-case literals of sources that build an `HttpError` but are not the `code` of an error
+ * record: an OAuth parameter name, a log field.
  */
-const NOT_RECORD_CODES = new Set([
-  "access_token",
-  "api_key",
-  "check_failed",
-  "client_secret",
-  "fault_code",
-  "fault_detail",
-  "fault_node",
-  "fault_reason",
-  "fault_role",
-  "fault_subcode",
-  "id_token",
-  "idempotency_keys",
-  "refresh_token",
-  "remove_dot_segments",
-  "request_id",
-]);
+const NOT_RECORD_CODES = new Set(["access_token", "request_id"]);
 
 /**
  * Every `code` of an error record the packages answer with (`rate_limited`, `not_acceptable`):
- * the snake-case string literals of their sources (tests and comments left out), but for
- * {@link NOT_RECORD_CODES}, each with the packages whose sources hold it. A new code gets its page
- * without a list to keep; a new literal that is no code goes into that set.
+ * the snake-case string literals of their sources that build an `HttpError` (tests and comments
+ * left out), but for {@link NOT_RECORD_CODES}, each with the packages whose sources hold it. A
+ * source that builds none answers with no code: its literals are other things (the attribute
+ * values of `@svc/otel`, SOAP fault fields, a table name). A new code gets its page without a
+ * list to keep; a new literal that is no code goes into that set.
  */
 export function recordCodes(pkgs) {
   const codes = new Map();
@@ -339,6 +325,7 @@ export function recordCodes(pkgs) {
         const code = readFileSync(path, "utf8")
           .replace(/\/\*[\s\S]*?\*\//g, "")
           .replace(/(^|\s)\/\/.*$/gm, "$1");
+        if (!/\bHttpError\b/.test(code)) continue;
         for (const [, literal] of code.matchAll(/["'`]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)["'`]/g)) {
           if (NOT_RECORD_CODES.has(literal)) continue;
           if (!codes.has(literal)) codes.set(literal, new Set());
@@ -506,7 +493,7 @@ ${app.trim()}
 
 ${requests.length > 1 ? "The requests (the last one is answered with the code):" : "The request:"}
 
-${requests.map((r) => `\`\`\`http\n${exampleRequest(r).replace(/\{token\}/g, "<token>")}\`\`\``).join("\n\n")}
+${requests.map((r) => `\`\`\`http\n${exampleRequest(r).replace(/\{(\w+)\}/g, "<$1>")}\`\`\``).join("\n\n")}
 
 The response, as the docs test receives it (… marks a value that changes from run to run):
 

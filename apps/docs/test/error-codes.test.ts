@@ -1,39 +1,43 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catalogue, type ErrorEntry, notThrown, support } from "../errors/index.mjs";
+import { catalogue, notThrown } from "../errors/index.mjs";
 import { problems } from "../errors/problems.mjs";
+import { appOf, docs, entries, moduleOf, published, root, writeExamples } from "./error-codes-examples.ts";
 
 const exec = promisify(execFile);
-const docs = resolve(import.meta.dirname, "..");
-const root = resolve(docs, "../..");
-/** Where the wrong and right modules are written: inside the repository, so `@svc/*` resolves. */
-const examples = join(docs, "test/.examples");
 
 /** A code's page in Markdown: the sections every one of them must have. */
 const SECTIONS = ["## What raised it", "## Why", "## How to fix it", "### Wrong", "### Right"];
 
-/** The published packages' folders, for the compiler's paths to their sources. */
-const published = readdirSync(join(root, "packages")).filter((dir) => {
-  try {
-    return JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")).private !== true;
-  } catch {
-    return false;
+/** The published packages' sources (tests left out), by path. */
+const sources = new Map<string, string>();
+const scan = (dir: string) => {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) scan(path);
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts"))
+      sources.set(path, readFileSync(path, "utf8"));
   }
-});
+};
+for (const dir of published) scan(join(root, "packages", dir, "src"));
 
-const entries = [...catalogue().values()];
-/** The published packages not built (no `dist/`), whose types the examples cannot be compiled against. */
-const unbuilt = published.filter((dir) => !existsSync(join(root, "packages", dir, "dist")));
-if (unbuilt.length > 0 && !process.env.CI)
-  console.warn(`[skip] the code pages' examples are run, not compiled: build ${unbuilt.join(", ")} first`);
-const file = (entry: ErrorEntry, kind: "wrong" | "right") => join(examples, `${entry.code}.${kind}.mts`);
+/** The error record codes the site has a page for (`/problems/<code>`). */
+const recordPages = (out: string) =>
+  readdirSync(join(out, "problems"))
+    .filter((f) => f !== "index.md")
+    .map((f) => f.replace(/\.md$/, ""));
+
+// The examples, written for the runs below; `error-codes-compile.test.ts` compiles its own copy.
+let examples: string;
+beforeAll(() => {
+  examples = writeExamples("run");
+});
 
 describe("the ERR_SVC_* code pages", () => {
   let out: string;
@@ -58,26 +62,41 @@ describe("the ERR_SVC_* code pages", () => {
 
   it("send a code named but never thrown to the codes thrown instead", () => {
     // Named nowhere in the packages' sources (tests and READMEs aside), so no function throws it.
-    const sources: string[] = [];
-    const scan = (dir: string) => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) scan(path);
-        else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts"))
-          sources.push(readFileSync(path, "utf8"));
-      }
-    };
-    for (const dir of published) scan(join(root, "packages", dir, "src"));
     const codes = catalogue();
     for (const [code, { instead }] of Object.entries(notThrown)) {
       expect(
-        sources.some((text) => new RegExp(`\\b${code}\\b`).test(text)),
+        [...sources.values()].some((text) => new RegExp(`\\b${code}\\b`).test(text)),
         code,
       ).toBe(false);
       for (const other of instead) expect(codes.has(other), `${code} → ${other}`).toBe(true);
       const page = readFileSync(join(out, "errors", `${code}.md`), "utf8");
       for (const other of instead) expect(page).toContain(`(/errors/${other})`);
     }
+  });
+
+  it("give a page to each error record code a package answers with, and to nothing else", () => {
+    const pages = recordPages(out);
+    expect(pages.length).toBeGreaterThan(30);
+    // The codes of the HttpErrors the sources build: `code: "..."` in the error's options, a code
+    // a function that builds one takes as its last argument, a value of an `*_ERROR_CODES` table.
+    const raised = new Set<string>();
+    const literals = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].map((m) => m[1] ?? "");
+    for (const text of sources.values()) {
+      if (!/\bHttpError\b/.test(text)) continue;
+      for (const code of literals(text, /\bcode:\s*"([a-z][a-z0-9_]*)"/g)) raised.add(code);
+      for (const code of literals(text, /,\s*"([a-z][a-z0-9_]*)",?\s*\)/g)) raised.add(code);
+      for (const table of literals(text, /_ERROR_CODES = \{([^}]*)\}/g))
+        for (const code of literals(table, /:\s*"([a-z][a-z0-9_]*)"/g)) raised.add(code);
+    }
+    expect(pages.filter((code) => !raised.has(code))).toEqual([]);
+  });
+
+  it("say of every error record code when it is answered and what to do, with an example", () => {
+    const pages = recordPages(out);
+    expect(pages.filter((code) => problems[code] === undefined)).toEqual([]);
+    expect(Object.keys(problems).filter((code) => !pages.includes(code))).toEqual([]);
+    for (const code of pages)
+      expect(readFileSync(join(out, "problems", `${code}.md`), "utf8"), code).toContain("\n## Example\n");
   });
 
   it("have an entry for a code only the packages raise", () => {
@@ -87,49 +106,10 @@ describe("the ERR_SVC_* code pages", () => {
 });
 
 describe("the wrong and right modules of the code pages", () => {
-  beforeAll(() => {
-    rmSync(examples, { recursive: true, force: true });
-    mkdirSync(examples, { recursive: true });
-    for (const [name, text] of Object.entries(support)) writeFileSync(join(examples, name), text);
-    for (const [code, problem] of Object.entries(problems))
-      writeFileSync(join(examples, `problem.${code}.mts`), problem.app);
-    for (const entry of entries) {
-      writeFileSync(file(entry, "wrong"), entry.wrong);
-      writeFileSync(file(entry, "right"), entry.right);
-    }
-  });
-
-  // A strict consumer's settings (those of the README examples), against the packages as built:
-  // what an application compiles against. CI builds them first; locally, `npm run build`.
-  it.skipIf(unbuilt.length > 0 && !process.env.CI)(
-    "compile as strict TypeScript",
-    async () => {
-      expect(unbuilt).toEqual([]);
-      writeFileSync(
-        join(examples, "tsconfig.json"),
-        JSON.stringify({
-          extends: relative(examples, join(root, "tsconfig.base.json")),
-          compilerOptions: { noEmit: true, declaration: false, sourceMap: false },
-          include: ["*.mts"],
-        }),
-      );
-      const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");
-      const result = await exec(process.execPath, [tsc, "-p", examples, "--pretty", "false"], {
-        cwd: examples,
-        maxBuffer: 16 * 1024 * 1024,
-      }).then(
-        () => "",
-        (err: { stdout?: string }) => err.stdout ?? String(err),
-      );
-      expect(result.split("\n").filter((line) => line.includes("error TS"))).toEqual([]);
-    },
-    180_000,
-  );
-
   // Concurrently: each import waits mostly on its module's transform.
   describe.concurrent.each(entries)("$code", (entry) => {
     it("the wrong module throws it, with a message saying what is accepted", async () => {
-      const thrown = await import(pathToFileURL(file(entry, "wrong")).href).then(
+      const thrown = await import(pathToFileURL(moduleOf(examples, entry, "wrong")).href).then(
         () => undefined,
         (err: unknown) => err,
       );
@@ -138,21 +118,21 @@ describe("the wrong and right modules of the code pages", () => {
       expect((thrown as Error).message).toContain(entry.accepted);
     });
     it("the right module does not", async () => {
-      await expect(import(pathToFileURL(file(entry, "right")).href)).resolves.toBeDefined();
+      await expect(import(pathToFileURL(moduleOf(examples, entry, "right")).href)).resolves.toBeDefined();
     });
   });
 });
 
 describe("the error record code pages' examples", () => {
-  // The apps are written (and compiled) with the ERR_SVC_* modules above.
+  // The apps are written with the ERR_SVC_* modules above.
   describe.concurrent.each(Object.entries(problems))("%s", (code, problem) => {
     it("answer the request with the code, the status and the fields the page shows", async () => {
-      const app = await import(pathToFileURL(join(examples, `problem.${code}.mts`)).href);
+      const app = await import(pathToFileURL(appOf(examples, code)).href);
       let response: Response | undefined;
       for (const { method = "GET", path, headers = {}, body } of problem.requests) {
         const fields: Record<string, string> = { accept: "application/problem+json" };
         for (const [name, value] of Object.entries(headers))
-          fields[name] = value.replace("{token}", app.token);
+          fields[name] = value.replace(/\{(\w+)\}/g, (_, exported: string) => app[exported]);
         response = await app.default.fetch(
           new Request(`https://api.example${path}`, { method, headers: fields, body: body ?? null }),
         );
