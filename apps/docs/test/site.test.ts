@@ -405,20 +405,25 @@ describe("the docs site", () => {
     it("shows the loading state while the search index loads, then the results", {
       timeout: 300_000,
     }, async () => {
-      // No idle prefetch here: the index is held back until the box has been seen loading.
+      // The index is held back until the box has been seen loading: the idle prefetch's request
+      // and the box's are one and the same (one module), so holding it holds both.
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
       let release = () => {};
       const held = new Promise<void>((done) => {
         release = done;
       });
+      const requested: string[] = [];
       try {
         await page.route(/@localSearchIndex/, async (route) => {
+          requested.push(route.request().url());
           await held;
           await route.continue();
         });
         await page.goto(`${base}/index.html`, { waitUntil: "load" });
-        await page.locator(".VPNavBarSearchButton").first().click();
+        // The default theme's search button wears DocSearch's class names, whichever the provider
+        // (`VPNavBarSearchButton` is its component's name, not a class).
+        await page.locator(".VPNavBarSearch .DocSearch-Button").first().click();
         const status = page.locator(".svc-search-status");
         await status.waitFor({ state: "visible", timeout: 30_000 });
         expect(await status.textContent()).toBe("Loading the search index…");
@@ -430,6 +435,8 @@ describe("the docs site", () => {
           .first()
           .waitFor({ timeout: 60_000 });
         expect(await status.isVisible()).toBe(false);
+        // Prefetched or not, the index is downloaded once.
+        expect(requested).toHaveLength(1);
       } finally {
         release();
         await context.close();
