@@ -22,11 +22,35 @@ function tree(files: Record<string, string>): string {
 
 describe("importCycles", () => {
   it.each([
-    ["a type-only circle of two files", { "a.ts": 'import type { B } from "./b.js";\n', "b.ts": 'import { a } from "./a.js";\n' }, [["a.ts", "b.ts"]]],
-    ["a circle of three through a re-export", { "a.ts": 'export { b } from "./b.js";\n', "b.ts": 'import {\n  c,\n} from "./c.js";\n', "c.ts": 'import type { A } from "./a.js";\n' }, [["a.ts", "b.ts", "c.ts"]]],
-    ["a folder's index", { "a.ts": 'import { x } from "./x/index.js";\n', "x/index.ts": 'import { a } from "../a.js";\n' }, [["a.ts", "x/index.ts"]]],
-    ["a chain without a circle", { "a.ts": 'import { b } from "./b.js";\n', "b.ts": 'import { c } from "@svc/kernel";\n' }, []],
-    ["a test importing what imports it (tests are left out)", { "a.ts": 'import { b } from "./a.test.js";\n', "a.test.ts": 'import { a } from "./a.js";\n' }, []],
+    [
+      "a type-only circle of two files",
+      { "a.ts": 'import type { B } from "./b.js";\n', "b.ts": 'import { a } from "./a.js";\n' },
+      [["a.ts", "b.ts"]],
+    ],
+    [
+      "a circle of three through a re-export",
+      {
+        "a.ts": 'export { b } from "./b.js";\n',
+        "b.ts": 'import {\n  c,\n} from "./c.js";\n',
+        "c.ts": 'import type { A } from "./a.js";\n',
+      },
+      [["a.ts", "b.ts", "c.ts"]],
+    ],
+    [
+      "a folder's index",
+      { "a.ts": 'import { x } from "./x/index.js";\n', "x/index.ts": 'import { a } from "../a.js";\n' },
+      [["a.ts", "x/index.ts"]],
+    ],
+    [
+      "a chain without a circle",
+      { "a.ts": 'import { b } from "./b.js";\n', "b.ts": 'import { c } from "@svc/kernel";\n' },
+      [],
+    ],
+    [
+      "a test importing what imports it (tests are left out)",
+      { "a.ts": 'import { b } from "./a.test.js";\n', "a.test.ts": 'import { a } from "./a.js";\n' },
+      [],
+    ],
   ])("%s", (_, files, expected) => {
     expect(importCycles(tree(files))).toEqual(expected);
   });

@@ -4,8 +4,8 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBasicVerifier } from "./basic-verifier.js";
-import type { FailureLimiter } from "./failure-budget.js";
 import { authenticate } from "./express.js";
+import type { FailureLimiter } from "./failure-budget.js";
 
 // RFC 7617 §2.1 (charset="UTF-8") has the user-id prepared by the PRECIS UsernameCasePreserved
 // profile and the password by OpaqueString (RFC 8265 §3.3, §4.2), both of which apply NFC: one

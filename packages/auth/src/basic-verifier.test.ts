@@ -4,9 +4,9 @@ import type express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
 import { type BasicOptions, createBasicVerifier } from "./basic-verifier.js";
-import type { FailureLimiter } from "./failure-budget.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
 import { authenticate } from "./express.js";
+import type { FailureLimiter } from "./failure-budget.js";
 
 const SECRET = "an HMAC secret of at least thirty-two bytes!";
 const PASSWORDS = new Map([

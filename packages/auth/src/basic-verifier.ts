@@ -8,7 +8,6 @@ import {
   DEFAULT_FAILURE_KEYS,
   DEFAULT_FAILURE_LIMIT,
   DEFAULT_FAILURE_WINDOW_MS,
-  type FailureDecision,
   type FailureLimiter,
   MemoryFailureBudget,
 } from "./failure-budget.js";

@@ -37,7 +37,6 @@ export interface FailureLimiter {
   consume(key: string, cost: number): FailureDecision | Promise<FailureDecision>;
 }
 
-
 /** Failed attempts the default budget allows per key (client, user name) before it answers 429. */
 export const DEFAULT_FAILURE_LIMIT = 10;
 

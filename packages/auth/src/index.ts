@@ -39,7 +39,6 @@ export {
   type FailureLimitOptions,
   type VerifyPassword,
 } from "./basic-verifier.js";
-export type { FailureDecision, FailureLimiter } from "./failure-budget.js";
 export {
   type BearerCacheOptions,
   type BearerIssuerOptions,
@@ -61,6 +60,7 @@ export {
   type IssuerMetadata,
 } from "./discovery.js";
 export type { DpopAlgorithm, DpopNonceOptions, DpopOptions } from "./dpop.js";
+export type { FailureDecision, FailureLimiter } from "./failure-budget.js";
 export {
   type MemoryNonceStoreOptions,
   memoryNonceStore,

@@ -1,5 +1,5 @@
 import { type Authority, parseHost } from "./authority.js";
-import { exchangeOf, type FactsEntry } from "./exchange.js";
+import { exchangeOf } from "./exchange.js";
 import {
   checkForwardedHeaders,
   type ForwardedHeaders,
