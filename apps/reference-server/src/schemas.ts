@@ -8,104 +8,38 @@ import { MAX_MINOR, toMinor } from "./db/money.js";
  * answered with 422.
  */
 /**
- * Characters a text field refuses, written once as the character classes that the server's check
- * and the document's `pattern` both use (JSON Schema's ECMA-262 expressions, which validators
- * compile with the `u` flag, as `ajv` does).
+ * Characters a text field refuses, written once as the inside of a character class that the
+ * server's check and the document's `pattern` both use (JSON Schema's ECMA-262 expressions, which
+ * validators compile with the `u` flag, as `ajv` does).
  */
 interface Refused {
-  /** A class matching one character the field takes. */
-  readonly taken: string;
-  /** A class matching one character the field takes that is not white space (what `trim()` drops). */
-  readonly visible: string;
-  /** Finds a refused character. */
+  /** The inside of a `[...]` class, each code point a `\uXXXX` escape. */
+  readonly chars: string;
   readonly re: RegExp;
   /** The message for a value holding `found`. */
   readonly message: (found: string) => string;
 }
+const refused = (chars: string, message: (found: string) => string): Refused => ({
+  chars,
+  re: new RegExp(`[${chars}]`, "u"),
+  message,
+});
 
 /** NUL cannot be stored in a PostgreSQL text column, and has no place in these fields anyway. */
-const NUL_CHAR = "\\u0000";
-const NUL: Refused = {
-  taken: `[^${NUL_CHAR}]`,
-  visible: `[^\\s${NUL_CHAR}]`,
-  re: new RegExp(NUL_CHAR, "u"),
-  message: () => "must not contain NUL characters",
-};
+const NUL = refused("\\u0000", () => "must not contain NUL characters");
 
 /**
- * What `String.prototype.trim()` drops and ECMA-262's `\s` matches: WhiteSpace and LineTerminator
- * (ECMA-262 §12.2, §12.3), the Space_Separator characters spelt out, since `\s` of other engines
- * differs (Rust's regex takes U+0085 and leaves U+FEFF).
- * @see https://tc39.es/ecma262/#sec-white-space
- */
-const TRIMMED: readonly (readonly [number, number])[] = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-
-/**
- * XML 1.0 `Char`: tab, LF, CR, U+0020 to U+D7FF, U+E000 to U+FFFD and U+10000 to U+10FFFF. What it
- * leaves out (C0 controls but tab, LF and CR, surrogates, U+FFFE and U+FFFF) no character reference
- * can write either (§4.1, WFC: Legal Character), so a field the SOAP contract carries refuses it,
- * or SOAP could not send what REST stored.
+ * What XML 1.0 `Char` leaves out: C0 controls but tab, LF and CR, surrogates, U+FFFE and U+FFFF;
+ * no character reference can write them either (§4.1, WFC: Legal Character). A field the SOAP
+ * contract carries refuses them, or SOAP could not send what REST stored. Matched by code point
+ * (the `u` flag), a surrogate is a lone one: a pair is one character past U+FFFF.
  * @see https://www.w3.org/TR/xml/#NT-Char
  */
-const XML_CHAR: readonly (readonly [number, number])[] = [
-  [0x09, 0x0a],
-  [0x0d, 0x0d],
-  [0x20, 0xd7ff],
-  [0xe000, 0xfffd],
-  [0x10000, 0x10ffff],
-];
-
-/** `ranges` less `minus` (both sorted, neither overlapping itself). */
-function without(
-  ranges: readonly (readonly [number, number])[],
-  minus: readonly (readonly [number, number])[],
-): [number, number][] {
-  const out: [number, number][] = [];
-  for (const [from, to] of ranges) {
-    let start = from;
-    for (const [a, b] of minus) {
-      if (b < start || a > to) continue;
-      if (a > start) out.push([start, a - 1]);
-      start = Math.max(start, b + 1);
-    }
-    if (start <= to) out.push([start, to]);
-  }
-  return out;
-}
-
-/**
- * The inside of a class of `ranges`, written so that every engine a schema tool uses compiles it:
- * `\uXXXX` escapes in the BMP, the characters themselves beyond it, and the surrogate code points
- * never named. ECMA-262 with `u` reads a lone surrogate in a string as a code point of its own, and
- * a positive class without U+D800 to U+DFFF leaves it out; Rust's regex (jsonschema-rs, schemathesis)
- * refuses a surrogate escape as no Unicode scalar value, and its strings (UTF-8) cannot hold one.
- */
-function classOf(ranges: readonly (readonly [number, number])[]): string {
-  const one = (cp: number) =>
-    cp > 0xffff ? String.fromCodePoint(cp) : `\\u${cp.toString(16).toUpperCase().padStart(4, "0")}`;
-  return ranges.map(([a, b]) => (a === b ? one(a) : `${one(a)}-${one(b)}`)).join("");
-}
-
-const NOT_XML_CHAR: Refused = {
-  taken: `[${classOf(XML_CHAR)}]`,
-  visible: `[${classOf(without(XML_CHAR, TRIMMED))}]`,
-  // Matched by code point (the `u` flag), a surrogate found is a lone one: a pair is one
-  // character past U+FFFF, which the class takes.
-  re: new RegExp(`[^${classOf(XML_CHAR)}]`, "u"),
-  message: (found) =>
+const NOT_XML_CHAR = refused(
+  "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF",
+  (found) =>
     `must not contain U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}, which is not an XML 1.0 character`,
-};
+);
 
 /**
  * The zod check and the document's patterns (unanchored in JSON Schema, hence `^…$`) of `r`. The
@@ -119,9 +53,9 @@ function checksOf(r: Refused) {
       if (found !== undefined) ctx.addIssue({ code: "custom", message: r.message(found) });
     },
     /** Every string the field takes. */
-    pattern: `^${r.taken}*$`,
+    pattern: `^[^${r.chars}]*$`,
     /** …and, for text that must say something, a character besides white space (what `trim()` drops). */
-    notBlank: `^${r.taken}*${r.visible}${r.taken}*$`,
+    notBlank: `^[^${r.chars}]*[^\\s${r.chars}][^${r.chars}]*$`,
   };
 }
 /**
