@@ -390,6 +390,16 @@ export default {
     right: "compression()",
     fix: "Give the step `compression()` makes, not the factory.",
   }),
+  ERR_SVC_SOAP_ENVELOPE_FORWARDED_HEADERS: option({
+    raiser: "`soapEndpoint()` of `@svc/soap-envelope/express` (and of `./node`, `./fastify`, `./fetch`)",
+    name: "forwardedHeaders",
+    accepted: '"x-forwarded" (X-Forwarded-For, -Proto, -Host, -Prefix) or "forwarded" (RFC 7239 Forwarded)',
+    imports:
+      'import { soapEndpoint } from "@svc/soap-envelope/express";\nimport { handlers, wsdl } from "./greeter.mjs";',
+    call: (v) => `export const endpoint = soapEndpoint({ wsdl, handlers, forwardedHeaders: ${v} });`,
+    wrong: "JSON.parse('\"x-forwarded-host\"')",
+    right: '"forwarded"',
+  }),
   ERR_SVC_SOAP_ENVELOPE_PATH: option({
     raiser:
       "`soapFaults()` of `@svc/soap-envelope` (a renderer of `errorHandler`), and `soapEndpoint()` of `@svc/soap-envelope/node`",
