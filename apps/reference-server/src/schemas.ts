@@ -9,19 +9,24 @@ import { MAX_MINOR, toMinor } from "./db/money.js";
  */
 /**
  * Characters a text field refuses, written once as the inside of a character class that the
- * server's check and the document's `pattern` both use (JSON Schema's ECMA-262 expressions, which
- * validators compile with the `u` flag, as `ajv` does).
+ * server's check and the document's `pattern` both use. The document's patterns are read by every
+ * schema tool a client runs: ECMA-262 engines with the `u` flag (ajv) and without it (the `regex`
+ * format check of ajv-formats, which Spectral runs), and Rust's `regex` (jsonschema-rs). So a
+ * class names code points with `\uXXXX` escapes of Unicode scalar values only: Rust refuses an
+ * escape of a surrogate, and no ECMA-262 class can write a range past U+FFFF that compiles both
+ * with and without `u`.
  */
 interface Refused {
-  /** The inside of a `[...]` class, each code point a `\uXXXX` escape. */
+  /** The inside of a `[...]` class, each code point a `\uXXXX` escape of a scalar value. */
   readonly chars: string;
+  /** The server's check: `chars`, and what only a UTF-16 string can hold (a lone surrogate) where `loneSurrogates`. */
   readonly re: RegExp;
   /** The message for a value holding `found`. */
   readonly message: (found: string) => string;
 }
-const refused = (chars: string, message: (found: string) => string): Refused => ({
+const refused = (chars: string, message: (found: string) => string, loneSurrogates = false): Refused => ({
   chars,
-  re: new RegExp(`[${chars}]`, "u"),
+  re: new RegExp(loneSurrogates ? `[${chars}\\p{Cs}]` : `[${chars}]`, "u"),
   message,
 });
 
@@ -31,15 +36,30 @@ const NUL = refused("\\u0000", () => "must not contain NUL characters");
 /**
  * What XML 1.0 `Char` leaves out: C0 controls but tab, LF and CR, surrogates, U+FFFE and U+FFFF;
  * no character reference can write them either (§4.1, WFC: Legal Character). A field the SOAP
- * contract carries refuses them, or SOAP could not send what REST stored. Matched by code point
- * (the `u` flag), a surrogate is a lone one: a pair is one character past U+FFFF.
+ * contract carries refuses them, or SOAP could not send what REST stored.
+ *
+ * The document's pattern names the scalar values alone: a JSON Schema string is Unicode text, a
+ * sequence of scalar values, which has no lone surrogate to refuse. JSON's `\uD800` escape can
+ * still write one; the server's check refuses it (matched by code point, with the `u` flag, a
+ * surrogate is a lone one: a pair is one character past U+FFFF), and the field's description
+ * says so.
  * @see https://www.w3.org/TR/xml/#NT-Char
+ * @see https://www.rfc-editor.org/rfc/rfc7493#section-2.1 I-JSON: no string holds a surrogate that is not part of a pair
  */
 const NOT_XML_CHAR = refused(
-  "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF",
+  "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF",
   (found) =>
     `must not contain U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}, which is not an XML 1.0 character`,
+  true,
 );
+
+/**
+ * What `String.prototype.trim()` takes away: ECMA-262's WhiteSpace and LineTerminator, written
+ * out, since `\s` means more to Rust's `regex` (Unicode's White_Space, U+0085 among it).
+ * @see https://tc39.es/ecma262/#sec-white-space
+ */
+const TRIMMED =
+  "\\t\\n\\u000B\\u000C\\r\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF";
 
 /**
  * The zod check and the document's patterns (unanchored in JSON Schema, hence `^…$`) of `r`. The
@@ -55,7 +75,7 @@ function checksOf(r: Refused) {
     /** Every string the field takes. */
     pattern: `^[^${r.chars}]*$`,
     /** …and, for text that must say something, a character besides white space (what `trim()` drops). */
-    notBlank: `^[^${r.chars}]*[^\\s${r.chars}][^${r.chars}]*$`,
+    notBlank: `^[^${r.chars}]*[^${TRIMMED}${r.chars}][^${r.chars}]*$`,
   };
 }
 /**
@@ -200,7 +220,9 @@ export const CustomerInput = z
   .strictObject({
     // The SOAP contract's Customer carries the name (and the e-mail address, whose pattern allows
     // only ASCII): what REST stores there, getCustomer must be able to send.
-    name: text(200, NOT_XML_CHAR),
+    name: text(200, NOT_XML_CHAR).describe(
+      "XML 1.0 characters only, as the SOAP contract's Customer carries the name: no C0 control but tab, LF and CR, no U+FFFE or U+FFFF, and no lone surrogate (a JSON `\\uD800` escape not part of a pair)",
+    ),
     email,
     // The SOAP contract's Customer has no city: customers createCustomer makes have an empty one.
     city: maybeEmpty(100).describe("Empty for a customer created over SOAP"),

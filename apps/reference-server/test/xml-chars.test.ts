@@ -159,12 +159,19 @@ describe.each(backends)("XML characters in customers on $name", (backend) => {
     });
   });
 
-  it("the document's pattern for a customer's name refuses what the server refuses", async () => {
+  it("the document's pattern for a customer's name refuses what the server refuses; its description, a lone surrogate", async () => {
     const doc = (await (await api("/openapi.json")).json()) as {
-      components: { schemas: { CustomerInput: { properties: { name: { pattern: string } } } } };
+      components: {
+        schemas: { CustomerInput: { properties: { name: { pattern: string; description: string } } } };
+      };
     };
-    const pattern = new RegExp(doc.components.schemas.CustomerInput.properties.name.pattern, "u");
-    for (const [label, char] of EXCLUDED) expect(pattern.test(`Ctl${char}Char`), label).toBe(false);
+    const name = doc.components.schemas.CustomerInput.properties.name;
+    const pattern = new RegExp(name.pattern, "u");
+    // A lone surrogate is no Unicode scalar value, which the pattern's engines (Rust's among them)
+    // cannot be given; the description says the server refuses it (name-pattern.test.ts).
+    for (const [label, char] of EXCLUDED)
+      if (label.includes("surrogate")) expect(name.description, label).toMatch(/lone surrogate/);
+      else expect(pattern.test(`Ctl${char}Char`), label).toBe(false);
     for (const [label, name] of INCLUDED) expect(pattern.test(name), label).toBe(true);
     expect(pattern.test("   ")).toBe(false);
   });
