@@ -1,7 +1,6 @@
 import type { Logger } from "@svc/errors";
-import { isToken } from "@svc/kernel";
+import { canonicalPath, isToken, type RoutingRules } from "@svc/kernel";
 import { checkOptionNames, MAX_TIMER_MS } from "@svc/kernel/internal";
-import { canonicalPath, type RoutingRules } from "./canonical-path.js";
 import { type FingerprintOption, type ResolvedFingerprint, resolveFingerprint } from "./fingerprint.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
@@ -380,7 +379,7 @@ function resolveRouting(routing: Partial<RoutingRules> | undefined): Partial<Rou
       throw optionError("idempotency", "routing", name, "only the fields caseSensitive and strict");
     }
   }
-  const out: Partial<RoutingRules> = {};
+  const out: { caseSensitive?: boolean; strict?: boolean } = {};
   if (routing.caseSensitive !== undefined)
     out.caseSensitive = booleanOption("routing", routing.caseSensitive, false);
   if (routing.strict !== undefined) out.strict = booleanOption("routing", routing.strict, false);

@@ -1,7 +1,14 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { fallbackLogger, HttpError } from "@svc/errors";
-import { exchangeIfAny, exchangeOf, type VersionDecision } from "@svc/kernel";
-import { canonicalPath, type RoutingRules, routedPath, targetPath } from "./canonical-path.js";
+import {
+  canonicalPath,
+  exchangeIfAny,
+  exchangeOf,
+  type RoutingRules,
+  routedPath,
+  targetPath,
+  type VersionDecision,
+} from "@svc/kernel";
 import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,

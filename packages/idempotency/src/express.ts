@@ -9,7 +9,6 @@
  * @packageDocumentation
  */
 import {
-  canonicalPath,
   connectionGone,
   type IdempotencyOptions,
   type IdempotencyRequest,
@@ -19,7 +18,7 @@ import {
   type RoutingRules,
   idempotency as step,
 } from "@svc/idempotency";
-import { exchangeOf } from "@svc/kernel";
+import { exchangeOf, routeOf } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 
 export {
@@ -48,27 +47,15 @@ function routedFacts(
   };
   return {
     target: req?.originalUrl ?? req?.url,
-    route: req === undefined ? undefined : routeOf(req, rules),
+    // The route the router runs (its mount and template, `/orders/:id`), so no spelling of the URL
+    // reaches the handler under another key; outside a router, the core scopes by the path.
+    route: req === undefined ? undefined : routeOf(req, rules).template,
     // Express's route parameters, as decoded (case kept); not in the request type, where an
     // optional member would make `req.params` possibly undefined in the handlers after it.
     params: (req as { params?: Readonly<Record<string, unknown>> } | undefined)?.params,
     routing: rules,
     log: req?.log,
   };
-}
-
-/**
- * What the key is scoped to when the step runs in a route: the route the router runs (its mount
- * path in canonical form and its pattern, `/orders/:id`), so no spelling of the URL reaches the
- * handler under another key, and the fingerprint tells the targets apart. Outside a router,
- * `undefined`: the core scopes by the canonical path.
- */
-function routeOf(req: IdempotencyRequest, rules: RoutingRules): string | undefined {
-  const route = req.route?.path;
-  if (route === undefined || typeof req.baseUrl !== "string") return undefined;
-  const pattern =
-    typeof route === "string" ? route : route instanceof RegExp ? route.toString() : JSON.stringify(route);
-  return `${canonicalPath(req.baseUrl, { ...rules, strict: true })}${pattern}`;
 }
 
 /**

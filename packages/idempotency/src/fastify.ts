@@ -12,6 +12,8 @@ import {
   type IdempotencyStep,
   idempotency as step,
 } from "@svc/idempotency";
+import { exchangeOf, routeOf } from "@svc/kernel";
+import { fastifyView } from "@svc/kernel/fastify";
 import type { FastifyRequest } from "fastify";
 
 export { commitKey, type IdempotencyOptions, type IdempotencyPrincipal } from "@svc/idempotency";
@@ -19,17 +21,17 @@ export { commitKey, type IdempotencyOptions, type IdempotencyPrincipal } from "@
 /** What the step reads of a Fastify request. */
 export const fastifyRequestReader: IdempotencyRequestReader<FastifyRequest> = {
   facts(request, routing) {
-    const config = request?.server.initialConfig as
-      | { caseSensitive?: boolean; ignoreTrailingSlash?: boolean }
-      | undefined;
+    // The router's rules as the kernel's view recorded them from the instance's configuration.
+    const recorded = request === undefined ? undefined : exchangeOf(fastifyView(request)).routing;
+    const rules = {
+      caseSensitive: routing.caseSensitive ?? recorded?.caseSensitive ?? true,
+      strict: routing.strict ?? recorded?.strict ?? true,
+    };
     return {
       target: request?.originalUrl,
-      route: request?.routeOptions.url,
+      route: request === undefined ? undefined : routeOf(request, rules).template,
       params: request?.params as Readonly<Record<string, unknown>> | undefined,
-      routing: {
-        caseSensitive: routing.caseSensitive ?? config?.caseSensitive !== false,
-        strict: routing.strict ?? config?.ignoreTrailingSlash !== true,
-      },
+      routing: rules,
       log: request?.log,
     };
   },

@@ -1,4 +1,4 @@
-export { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
+export { canonicalPath, type RoutingRules, targetPath } from "@svc/kernel";
 export { type CommittedResponse, commitKey } from "./commit-key.js";
 export type {
   IdempotencyCoreOptions,

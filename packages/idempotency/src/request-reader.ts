@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { RoutingRules } from "./canonical-path.js";
+import type { RoutingRules } from "@svc/kernel";
 import type { IdempotencyLogger, IdempotencyRequiredRule } from "./config.js";
 
 /** The authenticated caller, as the auth layer leaves it on the request. */

@@ -154,6 +154,7 @@ export interface RateLimitState {
  *   `versioned()` and `versionedPath()` of `@svc/versioning`;
  * - `body`: the body parser's result (`@svc/negotiate`); read by the idempotency fingerprint;
  * - `rateLimit`: the tightest limiter decision (`@svc/ratelimit`);
+ * - `routeTemplate`: the matched route's template, where an adapter records it (`routeOf` reads it);
  * - `idempotencyScope`: the scope the request's `Idempotency-Key` was looked up in;
  * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
  *   whose request has no response in front to set them on (the Fetch API's `Request`);
@@ -182,6 +183,11 @@ export interface Exchange {
   body: ParsedBody | undefined;
   /** The tightest limiter decision, once a limiter has counted the request. */
   rateLimit: RateLimitState | undefined;
+  /**
+   * The template of the route the request was matched to, where an adapter recorded it
+   * (`recordRouteTemplate`); read by `routeOf`, which reads Express's and Fastify's own without it.
+   */
+  routeTemplate: string | undefined;
   /** The scope the request's `Idempotency-Key` belongs to, once that step has looked it up. */
   idempotencyScope: string | undefined;
   /** Response fields gates added, in order, for every response to the request (errors included). */
@@ -251,6 +257,7 @@ class RequestExchange implements Exchange {
   version: VersionDecision | undefined = undefined;
   body: ParsedBody | undefined = undefined;
   rateLimit: RateLimitState | undefined = undefined;
+  routeTemplate: string | undefined = undefined;
   idempotencyScope: string | undefined = undefined;
   view: RequestView | undefined = undefined;
   preparedBy: object | undefined = undefined;

@@ -25,6 +25,7 @@ import {
   type RequestView,
   type ResponseValue,
   type RouteOptions,
+  type RoutingRules,
   reasonPhrase,
   type TrustHop,
   type TrustOption,
@@ -134,6 +135,30 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
   return trust;
 }
 
+/** Each Fastify instance's routing rules, read once from its configuration. */
+const routingRules = new WeakMap<object, RoutingRules>();
+const FASTIFY_DEFAULT_ROUTING: RoutingRules = Object.freeze({ caseSensitive: true, strict: true });
+
+/**
+ * How a Fastify instance's router compares paths: `caseSensitive` (on by default) and
+ * `ignoreTrailingSlash` (off by default), from its configuration (`routerOptions` in Fastify 5.3+,
+ * the top-level options before).
+ * @see https://fastify.dev/docs/latest/Reference/Server/#routeroptions
+ */
+function fastifyRouting(server: FastifyInstance | undefined): RoutingRules {
+  if (server === undefined) return FASTIFY_DEFAULT_ROUTING;
+  let rules = routingRules.get(server);
+  if (rules === undefined) {
+    type Config = { caseSensitive?: boolean; ignoreTrailingSlash?: boolean };
+    const config = server.initialConfig as (Config & { routerOptions?: Config }) | undefined;
+    const caseSensitive = config?.routerOptions?.caseSensitive ?? config?.caseSensitive;
+    const ignoreTrailingSlash = config?.routerOptions?.ignoreTrailingSlash ?? config?.ignoreTrailingSlash;
+    rules = Object.freeze({ caseSensitive: caseSensitive !== false, strict: ignoreTrailingSlash !== true });
+    routingRules.set(server, rules);
+  }
+  return rules;
+}
+
 /**
  * A Fastify request as the @svc cores read it ({@link RequestView}): `request.raw`'s method,
  * target, fields and connection, recorded in the request's exchange (`Exchange.view`) with
@@ -160,6 +185,7 @@ export function fastifyView(request: FastifyRequest): RequestView {
   // Fastify's trust, for `requestFacts` of every package, in the request's exchange; the view
   // stands for `raw` there (`raw`), as Fastify's own request does.
   exchange.trust = fastifyTrust(request.server);
+  exchange.routing = fastifyRouting(request.server);
   const view: RequestView & { readonly raw: IncomingMessage } = {
     method: raw.method,
     url: raw.url,

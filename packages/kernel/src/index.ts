@@ -111,6 +111,14 @@ export {
   type ResponseValue,
   reply,
 } from "./response.js";
+export {
+  canonicalPath,
+  type RouteRecord,
+  recordRouteTemplate,
+  routedPath,
+  routeOf,
+} from "./route.js";
+export { type RequestState, requestState, UNSUPPORTED_VERSION } from "./state.js";
 export { isErrorStatus, reasonPhrase } from "./status.js";
 export type {
   ApiVersion,
