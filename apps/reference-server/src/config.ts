@@ -70,6 +70,11 @@ export interface Config {
    */
   telemetry: boolean;
   /**
+   * Where the request spans go, as the OpenTelemetry environment asks ({@link readTraces}):
+   * `undefined` when nothing would receive them, and then no span is built.
+   */
+  traces: TraceExport | undefined;
+  /**
    * Where `GET /metrics` is served (`METRICS_PORT`, `METRICS_HOST`): a listener of its own, never
    * the API's, on the loopback interface unless `METRICS_HOST` names another; `undefined` when
    * `METRICS_PORT` is unset, and then no listener serves the metrics. What they show (refusals by
@@ -378,6 +383,78 @@ function readMetrics(
   return { port, host };
 }
 
+/** Where the request spans are exported. */
+export interface TraceExport {
+  /** `otlp`: to a collector over OTLP/HTTP; `console`: to standard output, one span a line. */
+  readonly exporters: readonly ("otlp" | "console")[];
+  /** The OTLP encoding: `http/protobuf` (the specification's default) or `http/json`. */
+  readonly protocol: "http/protobuf" | "http/json";
+  /** The OTLP traces URL: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+  readonly url: string;
+}
+
+const TRACE_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+
+/**
+ * The OpenTelemetry SDK's environment for traces: `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER`
+ * (`otlp`, `console`, `none`, comma-separated), `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
+ * `OTEL_EXPORTER_OTLP_ENDPOINT`, and `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or
+ * `OTEL_EXPORTER_OTLP_PROTOCOL`. The exporter reads its headers, compression and timeout from
+ * the same environment, the batch processor its `OTEL_BSP_*` settings.
+ *
+ * One departure from the specification's defaults: with `OTEL_TRACES_EXPORTER` unset, spans are
+ * exported only when an OTLP endpoint is named. Sending every request's span to
+ * `localhost:4318`, where a developer's machine has no collector, would cost each request a span
+ * that nobody receives. A value the server cannot honour (`zipkin`, `grpc`) is refused by name.
+ * @see https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/
+ * @see https://opentelemetry.io/docs/specs/otel/protocol/exporter/
+ */
+function readTraces(
+  env: Readonly<Record<string, string | undefined>>,
+  telemetry: boolean,
+  problems: string[],
+): TraceExport | undefined {
+  if (optional(env.OTEL_SDK_DISABLED)?.toLowerCase() === "true") return undefined;
+  const tracesEndpoint = optional(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const endpoint = optional(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const named = optional(env.OTEL_TRACES_EXPORTER);
+  const asked =
+    named === undefined
+      ? tracesEndpoint !== undefined || endpoint !== undefined
+        ? ["otlp"]
+        : []
+      : named.split(",").map((part) => part.trim().toLowerCase());
+  const exporters: ("otlp" | "console")[] = [];
+  for (const name of asked) {
+    if (name === "otlp" || name === "console") {
+      if (!exporters.includes(name)) exporters.push(name);
+    } else if (name !== "none")
+      problems.push(
+        `OTEL_TRACES_EXPORTER names ${JSON.stringify(name.slice(0, 32))}: this server exports spans with otlp or console (or none)`,
+      );
+  }
+  if (asked.includes("none") && exporters.length > 0)
+    problems.push("OTEL_TRACES_EXPORTER names none beside an exporter: say one or the other");
+  const protocol = (
+    optional(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ??
+    optional(env.OTEL_EXPORTER_OTLP_PROTOCOL) ??
+    "http/protobuf"
+  ).toLowerCase();
+  if (!(TRACE_PROTOCOLS as readonly string[]).includes(protocol))
+    problems.push(
+      `OTEL_EXPORTER_OTLP_PROTOCOL ${JSON.stringify(protocol.slice(0, 32))} is not one this server sends: http/protobuf or http/json`,
+    );
+  const url = tracesEndpoint ?? `${(endpoint ?? "http://localhost:4318").replace(/\/+$/, "")}/v1/traces`;
+  if (exporters.includes("otlp") && !URL.canParse(url))
+    problems.push(
+      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT) must be an http(s) URL",
+    );
+  if (exporters.length === 0) return undefined;
+  if (!telemetry)
+    problems.push("OTEL_TRACES_EXPORTER needs TELEMETRY=on: with telemetry off nothing is recorded");
+  return { exporters, protocol: protocol as TraceExport["protocol"], url };
+}
+
 /** `TLS_CERT` and `TLS_KEY`: both or neither, each an existing PEM file. */
 function readTls(
   certPath: string | undefined,
@@ -523,6 +600,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const telemetry =
     read("TELEMETRY", z.enum(["on", "off"], { error: "TELEMETRY must be on or off" }), "on") === "on";
   const metrics = readMetrics(read, env, telemetry, { port, host }, problems);
+  const traces = readTraces(env, telemetry, problems);
   const tls = readTls(optional(env.TLS_CERT), optional(env.TLS_KEY), problems);
   const jwtPrivateKey = readJwtPrivateKey(optional(env.JWT_PRIVATE_KEY), problems);
   const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
@@ -543,6 +621,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tls,
     logLevel,
     telemetry,
+    traces,
     metrics,
     demoUsers,
     jwtPrivateKey,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   context,
@@ -11,16 +12,25 @@ import {
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
+import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  type SpanExporter,
+} from "@opentelemetry/sdk-trace-base";
 import {
   type DecisionMessage,
   exchangeIfAny,
+  routeOf,
   subscribeDiagnostics,
   unsubscribeDiagnostics,
 } from "@svc/kernel";
 import { instrumentSvc, PACKAGES } from "@svc/otel";
+import type { TraceExport } from "./config.js";
 
 /** The most decisions one request's access line names: a request cannot grow it without bound. */
 const MAX_DECISIONS = 16;
@@ -38,9 +48,11 @@ export interface Telemetry {
   /** The principal the request was authenticated as, if any. */
   principalOf(request: object): string | undefined;
   /**
-   * `handler` with each request in a server span: a child of the request's W3C `traceparent`
-   * when it sends a valid one (else the root of a new trace), active while the request is
-   * served, so the packages' decisions land on it and their store calls are its children.
+   * `handler` with each request in a server span, when spans are exported: a child of the
+   * request's W3C `traceparent` when it sends a valid one (else the root of a new trace), active
+   * while the request is served, so the packages' decisions land on it and their store calls are
+   * its children. Without an exporter no span is built, and the request's trace id (for its log
+   * lines) is the caller's, else a new one.
    */
   traced(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -103,19 +115,41 @@ function decisionWord(pkg: string, message: DecisionMessage & Record<string, unk
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
  * @see https://www.w3.org/TR/trace-context/#traceparent-header the caller's trace, continued
  */
-export function createTelemetry(): Telemetry {
-  const exporter = new PrometheusExporter({ preventServerStart: true });
-  const meterProvider = new MeterProvider({
-    readers: [exporter],
-    resource: resourceFromAttributes({ "service.name": "svc-reference-server" }),
+/** The exporters `traces` names, each behind a batch processor. */
+function spanExporters(traces: TraceExport): SpanExporter[] {
+  return traces.exporters.map((name) => {
+    if (name === "console") return new ConsoleSpanExporter();
+    return traces.protocol === "http/json"
+      ? new OtlpJsonExporter({ url: traces.url })
+      : new OtlpProtobufExporter({ url: traces.url });
   });
+}
+
+/** A W3C trace id, for a request whose trace no span records: 16 random bytes in hex. */
+const newTraceId = (): string => randomUUID().replaceAll("-", "");
+
+export function createTelemetry(traces?: TraceExport): Telemetry {
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const resource = resourceFromAttributes({ "service.name": "svc-reference-server" });
+  const meterProvider = new MeterProvider({ readers: [exporter], resource });
   // A request's context follows its asynchronous work; the first service of a process sets it.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const tracerProvider = new BasicTracerProvider();
-  const tracer = tracerProvider.getTracer("@svc/reference-server");
+  // The batch processor reads OTEL_BSP_* (delay, queue and batch sizes) from the environment.
+  // @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#batching-processor
+  const tracerProvider =
+    traces === undefined
+      ? undefined
+      : new BasicTracerProvider({
+          resource,
+          spanProcessors: spanExporters(traces).map((exporter) => new BatchSpanProcessor(exporter)),
+        });
+  const tracer = tracerProvider?.getTracer("@svc/reference-server");
   const propagator = new W3CTraceContextPropagator();
   const spans = new WeakMap<object, Span>();
-  const instrumentation = instrumentSvc({ meterProvider, tracerProvider });
+  const traceIds = new WeakMap<object, string>();
+  const instrumentation = instrumentSvc(
+    tracerProvider === undefined ? { meterProvider } : { meterProvider, tracerProvider },
+  );
   // @see https://opentelemetry.io/docs/specs/semconv/http/http-metrics/#metric-httpserverrequestduration
   const requests = meterProvider
     .getMeter("@svc/reference-server")
@@ -125,8 +159,9 @@ export function createTelemetry(): Telemetry {
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
   let templates: readonly [string, RegExp][] = [];
-  const routeOf = (url: string | undefined): string | undefined => {
-    const path = (url ?? "").split("?")[0]?.replace(/^\/v[0-9]+(?=\/)/, "") ?? "";
+  // The route as the kernel recorded it (the version prefix removed, in the router's spelling).
+  const templateOf = (req: IncomingMessage): string | undefined => {
+    const path = routeOf(req).path;
     return templates.find(([, pattern]) => pattern.test(path))?.[0];
   };
   const serializer = new PrometheusSerializer();
@@ -157,32 +192,27 @@ export function createTelemetry(): Telemetry {
       return (req, res) => {
         // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
         const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+        if (tracer === undefined) {
+          const id = trace.getSpanContext(parent)?.traceId;
+          traceIds.set(req, id === undefined ? newTraceId() : id);
+          timed(req, res, undefined);
+          handler(req, res);
+          return;
+        }
         const span = tracer.startSpan(
           req.method ?? "HTTP",
           { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "_OTHER" } },
           parent,
         );
         spans.set(req, span);
-        const started = performance.now();
-        res.once("close", () => {
-          const method = KNOWN_METHODS.has(req.method ?? "") ? (req.method as string) : "_OTHER";
-          const route = routeOf(req.url);
-          const attributes: Record<string, string | number> = {
-            "http.request.method": method,
-            "http.response.status_code": res.statusCode,
-          };
-          if (route !== undefined) attributes["http.route"] = route;
-          if (res.statusCode >= 500) attributes["error.type"] = String(res.statusCode);
-          requests.record((performance.now() - started) / 1000, attributes);
-          span.setAttributes(attributes);
-          if (route !== undefined) span.updateName(`${method} ${route}`);
-          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-        });
+        timed(req, res, span);
         context.with(trace.setSpan(parent, span), handler, undefined, req, res);
       };
     },
-    traceOf: (request) => spans.get(carrier(request))?.spanContext().traceId,
+    traceOf: (request) => {
+      const key = carrier(request);
+      return spans.get(key)?.spanContext().traceId ?? traceIds.get(key);
+    },
     routes(given) {
       // A path matches only templates of its depth; among those, literal segments before parameters
       // (`/orders/search` before `/orders/{id}`).
@@ -195,7 +225,28 @@ export function createTelemetry(): Telemetry {
       instrumentation.disable();
       for (const [name, listener] of listeners) unsubscribeDiagnostics(name, listener);
       await meterProvider.shutdown();
-      await tracerProvider.shutdown();
+      await tracerProvider?.shutdown();
     },
   };
+
+  /** Records the request's duration when it closes, and ends its span, if it has one. */
+  function timed(req: IncomingMessage, res: ServerResponse, span: Span | undefined): void {
+    const started = performance.now();
+    res.once("close", () => {
+      const method = KNOWN_METHODS.has(req.method ?? "") ? (req.method as string) : "_OTHER";
+      const route = templateOf(req);
+      const attributes: Record<string, string | number> = {
+        "http.request.method": method,
+        "http.response.status_code": res.statusCode,
+      };
+      if (route !== undefined) attributes["http.route"] = route;
+      if (res.statusCode >= 500) attributes["error.type"] = String(res.statusCode);
+      requests.record((performance.now() - started) / 1000, attributes);
+      if (span === undefined) return;
+      span.setAttributes(attributes);
+      if (route !== undefined) span.updateName(`${method} ${route}`);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    });
+  }
 }
