@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import * as nodeDiagnostics from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import {
+  decisionChannel,
   diagnosticChannel,
   diagnosticsOver,
   type NodeDiagnostics,
+  publishDecision,
   subscribeDiagnostics,
 } from "./diagnostics.js";
 
@@ -32,6 +34,24 @@ describe.each(runtimes)("diagnostics over %s", (_, dc) => {
     expect(channel.hasSubscribers).toBe(false);
     channel.publish({ decision: "unheard" });
     expect(heard).toEqual([[{ decision: "limited" }, name]]);
+  });
+
+  it("a decision channel has no publish; publishDecision delivers its messages to the subscribers", () => {
+    const name = `svc:test:${randomUUID()}`;
+    type Decision = { decision: "limited"; policy: string } | { decision: "allowed" };
+    const channel = dc.decisionChannel<Decision>(name);
+    expect(channel.name).toBe(name);
+    expect("publish" in channel).toBe(false);
+    expect(channel.hasSubscribers).toBe(false);
+    publishDecision(channel, { decision: "allowed" });
+    const heard: [unknown, unknown][] = [];
+    const listener = (message: unknown, from: string | symbol) => heard.push([message, from]);
+    dc.subscribe(name, listener);
+    expect(channel.hasSubscribers).toBe(true);
+    publishDecision(channel, { decision: "limited", policy: "p" });
+    dc.unsubscribe(name, listener);
+    expect(channel.hasSubscribers).toBe(false);
+    expect(heard).toEqual([[{ decision: "limited", policy: "p" }, name]]);
   });
 
   it("a traced call without subscribers runs as it is, its own promise returned", async () => {
@@ -97,5 +117,25 @@ describe("the runtime's channels", () => {
     subscribeDiagnostics(other, listener);
     nodeDiagnostics.channel(other).publish({ decision: "refused" });
     expect(heard).toEqual([{ decision: "replayed" }, { decision: "refused" }]);
+  });
+});
+
+describe("decision channels", () => {
+  it("publishDecision takes a channel of decisionChannel only, not a look-alike", () => {
+    const lookalike = { name: `svc:test:${randomUUID()}`, hasSubscribers: true };
+    expect(() => publishDecision(lookalike, { decision: "limited" })).toThrow(TypeError);
+  });
+
+  it("types: a message of the channel's union only; a union whose decision is no literal is refused", () => {
+    type Decision = { request: object; decision: "limited" } | { decision: "recovered"; downMs: number };
+    const channel = decisionChannel<Decision>(`svc:test:${randomUUID()}`);
+    publishDecision(channel, { decision: "recovered", downMs: 1 });
+    // @ts-expect-error: `downMs` belongs to `recovered`, not to `limited`.
+    publishDecision(channel, { request: {}, decision: "limited", downMs: 1 });
+    // @ts-expect-error: no such decision on the channel.
+    publishDecision(channel, { decision: "allowed" });
+    // @ts-expect-error: a bare `string` decision cannot be told apart by a subscriber.
+    decisionChannel<{ decision: string }>("svc:test:bare");
+    decisionChannel<{ decision: "a" } | { decision: "b" | "c" }>("svc:test:literal");
   });
 });

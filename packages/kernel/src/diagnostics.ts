@@ -5,13 +5,15 @@
  * that the Fetch entries load where there is no Node.js; elsewhere channels of this module with
  * the same names and the same `subscribe`/`publish`/`hasSubscribers`.
  *
+ * A package holds a {@link DecisionChannel}, which cannot publish: {@link publishDecision} is the
+ * one place a decision is published, so every message is a value of the package's typed union.
  * A package builds a message only when its channel has a subscriber: with none, a decision costs
  * one property read.
  *
  * @see https://nodejs.org/api/diagnostics_channel.html
  */
 
-/** One named channel: what a package publishes on. */
+/** One named channel that can publish anything: what a subscriber's tests stand in for a package with. */
 export interface DiagnosticChannel<M extends object> {
   /** The channel's name (`svc:ratelimit`). */
   readonly name: string;
@@ -20,6 +22,27 @@ export interface DiagnosticChannel<M extends object> {
   /** Delivers `message` to every subscriber, synchronously, in the publisher's context. */
   publish(message: M): void;
 }
+
+/**
+ * The channel a package publishes its decisions on, messages of `D`: its name and whether anyone
+ * listens. It has no `publish`: a decision goes out through {@link publishDecision}.
+ */
+export interface DecisionChannel<D extends DecisionMessage> {
+  /** The channel's name (`svc:ratelimit`). */
+  readonly name: string;
+  /** Whether anyone listens: a package builds its message only then. */
+  readonly hasSubscribers: boolean;
+  /** Never present: the type of the messages {@link publishDecision} takes on this channel. */
+  readonly "~message"?: (message: D) => void;
+}
+
+/**
+ * `D` when each of its members names its decision with literals; otherwise a type no name is
+ * assignable to, so that `decisionChannel` refuses a union a subscriber could not tell apart.
+ */
+export type LiteralDecisions<D extends DecisionMessage> = string extends D["decision"]
+  ? "each member of a decision union names its `decision` with a string literal"
+  : string;
 
 /** What a subscriber is called with: the message, and the channel's name. */
 export type DiagnosticListener = (message: unknown, name: string | symbol) => void;
@@ -120,8 +143,9 @@ export interface DecisionMessage {
   readonly decision: string;
 }
 
-/** The four functions over one runtime's channels. */
+/** The functions over one runtime's channels. */
 export interface Diagnostics {
+  decisionChannel<D extends DecisionMessage>(name: string & LiteralDecisions<D>): DecisionChannel<D>;
   diagnosticChannel<M extends object>(name: string): DiagnosticChannel<M>;
   tracedCall<C extends object>(name: string): TracedCall<C>;
   subscribe(name: string, listener: DiagnosticListener): void;
@@ -159,6 +183,12 @@ export function diagnosticsOver(node: NodeDiagnostics | undefined): Diagnostics 
         channel.publish(message);
       },
     };
+  }
+
+  function decisionChannel<D extends DecisionMessage>(
+    name: string & LiteralDecisions<D>,
+  ): DecisionChannel<D> {
+    return new Decisions<D>(name, rawChannel(name));
   }
 
   function subscribeDiagnostics(name: string, listener: DiagnosticListener): void {
@@ -199,6 +229,7 @@ export function diagnosticsOver(node: NodeDiagnostics | undefined): Diagnostics 
   }
 
   return {
+    decisionChannel,
     diagnosticChannel,
     tracedCall,
     subscribe: subscribeDiagnostics,
@@ -206,15 +237,63 @@ export function diagnosticsOver(node: NodeDiagnostics | undefined): Diagnostics 
   };
 }
 
+/** A decision channel: the runtime's channel, which only {@link publishDecision} reaches. */
+class Decisions<D extends DecisionMessage> implements DecisionChannel<D> {
+  readonly #channel: NodeChannel;
+
+  constructor(
+    readonly name: string,
+    channel: NodeChannel,
+  ) {
+    this.#channel = channel;
+  }
+
+  get hasSubscribers(): boolean {
+    return this.#channel.hasSubscribers;
+  }
+
+  static publish<D extends DecisionMessage>(channel: DecisionChannel<D>, message: D): void {
+    if (!(#channel in channel))
+      throw new TypeError(`${String(channel.name)} is no channel of decisionChannel`);
+    (channel as Decisions<D>).#channel.publish(message);
+  }
+}
+
 const runtimeDiagnostics = diagnosticsOver(nodeDiagnostics());
 
 /**
- * The channel named `name`: `node:diagnostics_channel`'s where the runtime has it (so a
- * subscriber through that module hears it), else this module's.
+ * The decision channel named `name`: `node:diagnostics_channel`'s where the runtime has it (so a
+ * subscriber through that module hears it), else this module's. `D` is the package's union of
+ * messages, each member naming its `decision` with literals.
  *
  * @example
- * const decisions = diagnosticChannel<{ request: object; decision: string }>("svc:ratelimit");
- * if (decisions.hasSubscribers) decisions.publish({ request, decision: "limited" });
+ * const decisions = decisionChannel<RateLimitDiagnostic>("svc:ratelimit");
+ * if (decisions.hasSubscribers) publishDecision(decisions, { request, decision: "limited", ... });
+ */
+export const decisionChannel: Diagnostics["decisionChannel"] = runtimeDiagnostics.decisionChannel;
+
+/**
+ * Publishes `message` on `channel`, to every subscriber, synchronously: the one place a decision
+ * is published. Build `message` only when `channel.hasSubscribers`; without one, publishing it
+ * does nothing.
+ *
+ * @example
+ * if (decisions.hasSubscribers) publishDecision(decisions, { request, decision: "replayed", scope });
+ */
+export function publishDecision<D extends DecisionMessage>(
+  channel: DecisionChannel<D>,
+  message: NoInfer<D>,
+): void {
+  Decisions.publish(channel, message);
+}
+
+/**
+ * The channel named `name`, with `publish`: for a subscriber's tests, to publish what a package
+ * would. A package publishes its decisions with {@link publishDecision} on a
+ * {@link decisionChannel}.
+ *
+ * @example
+ * diagnosticChannel("svc:ratelimit").publish({ request: {}, decision: "limited", policy: "p" });
  */
 export const diagnosticChannel: Diagnostics["diagnosticChannel"] = runtimeDiagnostics.diagnosticChannel;
 

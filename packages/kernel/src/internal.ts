@@ -17,7 +17,14 @@
 export { asyncRoute, type NextFunction } from "./async-route.js";
 export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
 export { buildResponse, isCodedBody } from "./coded-response.js";
-export { diagnosticChannel, tracedCall } from "./diagnostics.js";
+export {
+  type DecisionChannel,
+  decisionChannel,
+  diagnosticChannel,
+  type LiteralDecisions,
+  publishDecision,
+  tracedCall,
+} from "./diagnostics.js";
 export { type DigestAlgorithm, type DigestEncoding, digest, portableDigest } from "./digest.js";
 export {
   callDurableObject,
