@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import type { IncomingHttpHeaders } from "node:http";
 import {
   createPipeline,
@@ -143,7 +144,7 @@ describe("svc:conditional", () => {
   });
 
   it("with no subscriber, no decision publishes (nor builds) a message", async () => {
-    const publish = vi.spyOn(conditionalChannel, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(conditionalChannel.name), "publish");
     expect(conditionalChannel.hasSubscribers).toBe(false);
     for (const [, method, headers] of ROWS) await run(method, headers, {});
     expect(publish).not.toHaveBeenCalled();

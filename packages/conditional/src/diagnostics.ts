@@ -1,4 +1,4 @@
-import { diagnosticChannel } from "@svc/kernel/internal";
+import { type DecisionChannel, decisionChannel, publishDecision } from "@svc/kernel/internal";
 
 /** The precondition that decided a request (RFC 9110 §13.1). */
 export type PreconditionField = "If-None-Match" | "If-Modified-Since" | "If-Match" | "If-Unmodified-Since";
@@ -21,12 +21,15 @@ export interface ConditionalDiagnostic {
 }
 
 /**
- * The channel every decision of the package is published on. A message is built only when it
- * has a subscriber: without one, a decision costs one property read.
+ * The channel every decision of the package is published on: its name and whether anyone listens.
+ * Listen with `subscribeDiagnostics(conditionalChannel.name, listener)` of `@svc/kernel` (or
+ * `node:diagnostics_channel`). A message is built only when it has a subscriber: without one, a
+ * decision costs one property read.
  *
  * @see https://nodejs.org/api/diagnostics_channel.html
  */
-export const conditionalChannel = diagnosticChannel<ConditionalDiagnostic>("svc:conditional");
+export const conditionalChannel: DecisionChannel<ConditionalDiagnostic> =
+  decisionChannel<ConditionalDiagnostic>("svc:conditional");
 
 /** Publishes a decision; call it only when {@link conditionalChannel} has subscribers. */
 export function publishConditional(
@@ -34,7 +37,7 @@ export function publishConditional(
   decision: ConditionalDiagnostic["decision"],
   field: PreconditionField | undefined,
 ): void {
-  conditionalChannel.publish({
+  publishDecision(conditionalChannel, {
     request: typeof request === "object" && request !== null ? request : undefined,
     decision,
     field,

@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
@@ -71,7 +72,7 @@ describe("svc:errors: one message per record the core renders", () => {
 
   it("no subscriber: nothing is published", () => {
     expect(errorsChannel.hasSubscribers).toBe(false);
-    const publish = vi.spyOn(errorsChannel, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(errorsChannel.name), "publish");
     try {
       errorValue(HttpError.notFound(), view, config, { request: {} });
       errorValue(new Error("x"), view, config, { request: {} });

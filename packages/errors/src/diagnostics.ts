@@ -1,5 +1,5 @@
 import type { DecisionMessage } from "@svc/kernel";
-import { diagnosticChannel } from "@svc/kernel/internal";
+import { decisionChannel, publishDecision } from "@svc/kernel/internal";
 import type { MapperDecision } from "./map-error.js";
 
 /**
@@ -45,7 +45,7 @@ export interface ErrorDiagnostic {
 type Checked = ErrorDiagnostic extends DecisionMessage ? ErrorDiagnostic : never;
 
 /** The `svc:errors` channel. */
-export const errorsChannel = diagnosticChannel<Checked>("svc:errors");
+export const errorsChannel = decisionChannel<Checked>("svc:errors");
 
 /** Publishes one rendered record: call only when `errorsChannel.hasSubscribers`. */
 export function publishRecord(
@@ -62,5 +62,5 @@ export function publishRecord(
       : { request, decision: "record", status, code, error };
   if (mapper !== undefined) message.mapper = mapper;
   if (renderer !== undefined) message.renderer = renderer;
-  errorsChannel.publish(message);
+  publishDecision(errorsChannel, message);
 }

@@ -9,6 +9,7 @@ import {
   targetPath,
   type VersionDecision,
 } from "@svc/kernel";
+import { publishDecision } from "@svc/kernel/internal";
 import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,
@@ -228,7 +229,7 @@ class StoreHealth {
       { downMs, failed },
       `idempotency store answered again after ${downMs} ms; ${failed} call(s) failed meanwhile`,
     );
-    if (decisions.hasSubscribers) decisions.publish({ decision: "store-recovered", downMs });
+    if (decisions.hasSubscribers) publishDecision(decisions, { decision: "store-recovered", downMs });
   }
 }
 
@@ -310,7 +311,7 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
       typeof attempt.request === "object" && attempt.request !== null ? attempt.request : undefined;
     const origin: ClaimOrigin = { logger, health, request: native, scope };
     const decision = await claimKey(config, key, fingerprint, origin, attempt.signal);
-    if (decisions.hasSubscribers) publishDecision(native, scope, decision, config.fingerprint.kind);
+    if (decisions.hasSubscribers) publishLookup(native, scope, decision, config.fingerprint.kind);
     return decision;
   }
 
@@ -326,7 +327,7 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
 }
 
 /** The decision on the `svc:idempotency` channel: only called with a subscriber. */
-function publishDecision(
+function publishLookup(
   native: object | undefined,
   scope: string,
   decision: IdempotencyDecision,
@@ -334,24 +335,31 @@ function publishDecision(
 ): void {
   if (decision.outcome === "claimed") {
     const taken = (decision.claim as Claim).leaseExpired;
-    decisions.publish({ request: native, decision: taken ? "lease-expired" : "claimed", scope });
+    publishDecision(decisions, { request: native, decision: taken ? "lease-expired" : "claimed", scope });
     return;
   }
   if (decision.outcome === "replay") {
-    decisions.publish({ request: native, decision: "replayed", scope });
+    publishDecision(decisions, { request: native, decision: "replayed", scope });
     return;
   }
   const failed = decision.outcome === "pass" ? STORE_PASSED.get(decision) : undefined;
   if (failed !== undefined) {
-    decisions.publish({ request: native, decision: "store-failed", scope, passed: true, error: failed });
+    publishDecision(decisions, {
+      request: native,
+      decision: "store-failed",
+      scope,
+      passed: true,
+      error: failed,
+    });
     return;
   }
   if (decision.outcome !== "error") return;
   const { status } = decision.error;
-  if (status === 409) decisions.publish({ request: native, decision: "in-progress", scope });
-  else if (status === 422) decisions.publish({ request: native, decision: "mismatch", scope, fingerprint });
+  if (status === 409) publishDecision(decisions, { request: native, decision: "in-progress", scope });
+  else if (status === 422)
+    publishDecision(decisions, { request: native, decision: "mismatch", scope, fingerprint });
   else if (status === 503)
-    decisions.publish({
+    publishDecision(decisions, {
       request: native,
       decision: "store-failed",
       scope,
@@ -537,7 +545,7 @@ async function settle(
       const released = await config.store.release(key, token);
       health.answered(logger);
       if (released && decisions.hasSubscribers)
-        decisions.publish({ ...about(claim), decision: "released", reason: "not-stored", status });
+        publishDecision(decisions, { ...about(claim), decision: "released", reason: "not-stored", status });
       return;
     }
     const stored = toStored(response, config);
@@ -555,7 +563,7 @@ async function settle(
       const message = "idempotency lease lost before the response was stored; a newer execution owns the key";
       logger.warn({ key, token }, message);
     } else if (decisions.hasSubscribers)
-      decisions.publish({ ...about(claim), decision: "completed", status: stored.status });
+      publishDecision(decisions, { ...about(claim), decision: "completed", status: stored.status });
   } catch (err) {
     health.failed(logger, err, key, "idempotency store failed while storing a response");
   }
@@ -567,7 +575,7 @@ async function release(config: IdempotencyConfig<never>, claim: Claim): Promise<
     const released = await config.store.release(claim.key, claim.token);
     health.answered(claim.logger);
     if (released && decisions.hasSubscribers)
-      decisions.publish({ ...about(claim), decision: "released", reason: "failed" });
+      publishDecision(decisions, { ...about(claim), decision: "released", reason: "failed" });
   } catch (err) {
     health.failed(claim.logger, err, claim.key, "idempotency store failed to release a claim");
   }

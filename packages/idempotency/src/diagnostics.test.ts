@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import * as diagnostics_channel from "node:diagnostics_channel";
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from "@svc/test-utils";
 import { Redis } from "ioredis";
@@ -81,7 +82,7 @@ describe("svc:idempotency: one message per keyed request looked up", () => {
   );
 
   it("no subscriber → nothing published", async () => {
-    const publish = vi.spyOn(decisions, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(decisions.name), "publish");
     const core = createIdempotency({ store: new MemoryStore(), scope: () => "s", logger: silent });
     await core.begin(attempt({}, randomUUID(), {}));
     expect(publish).not.toHaveBeenCalled();

@@ -1,4 +1,4 @@
-import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
+import { decisionChannel, tracedCall } from "@svc/kernel/internal";
 import type { FingerprintKind } from "./fingerprint.js";
 
 /**
@@ -114,7 +114,7 @@ export interface IdempotencyStoreCall {
 }
 
 /** @internal The channel of every decision. */
-export const decisions = diagnosticChannel<IdempotencyDiagnostic>("svc:idempotency");
+export const decisions = decisionChannel<IdempotencyDiagnostic>("svc:idempotency");
 
 /** @internal The tracing channels of the stores' calls. */
 export const storeCalls = tracedCall<IdempotencyStoreCall>("svc:idempotency:store");

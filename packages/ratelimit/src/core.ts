@@ -9,6 +9,7 @@ import {
   type RequestView,
   type TrustHop,
 } from "@svc/kernel";
+import { publishDecision } from "@svc/kernel/internal";
 import { decisions } from "./diagnostics.js";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
@@ -284,7 +285,7 @@ export function createDecider(
     if (p.units > capacity) {
       // Refused before the store: nothing to count, and no store outage can let it through.
       if (decisions.hasSubscribers)
-        decisions.publish({
+        publishDecision(decisions, {
           request: p.asked.native,
           decision: "cost-exceeds-quota",
           policy: config.headers.policyName,
@@ -350,7 +351,7 @@ export function createDecider(
     const { asked } = p;
     if (!insured && state.downSince !== undefined) storeRecovered(config, state);
     if (decisions.hasSubscribers)
-      decisions.publish({
+      publishDecision(decisions, {
         request: asked.native,
         decision: decision.allowed ? "allowed" : "limited",
         policy: config.headers.policyName,
@@ -691,7 +692,7 @@ export function logFailure(config: Config, state: State, err: unknown, message: 
 function storeFailed(config: Config, state: State, err: unknown, request: object): Verdict {
   const { failMode } = config;
   if (decisions.hasSubscribers)
-    decisions.publish({ request, decision: "store-failed", failMode, error: err });
+    publishDecision(decisions, { request, decision: "store-failed", failMode, error: err });
   state.failures++;
   if (state.downSince === undefined) {
     state.downSince = Date.now();
@@ -731,7 +732,7 @@ function insuranceEngaged(config: Config, state: State, err: unknown, request: o
     `rate limit store failed; each instance limits in memory at ${policy.limit} per ${policy.windowMs} ms (the limit divided by ${insurance.instances} instances) until it answers again`,
   );
   if (decisions.hasSubscribers)
-    decisions.publish({ request, decision: "store-failed", failMode: "insurance", error: err });
+    publishDecision(decisions, { request, decision: "store-failed", failMode: "insurance", error: err });
 }
 
 /** The store answered a decision after failing: the outage's end, logged and published once. */
@@ -747,7 +748,7 @@ function storeRecovered(config: Config, state: State): void {
     `rate limit store answered again after ${downMs} ms; ${failed} decision(s) failed meanwhile`,
   );
   if (decisions.hasSubscribers)
-    decisions.publish({
+    publishDecision(decisions, {
       decision: "store-recovered",
       downMs,
       ...(config.insurance ? { insured: failed } : undefined),

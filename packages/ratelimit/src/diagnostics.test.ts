@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import {
   type RequestView,
   recordAuthentication,
@@ -207,7 +208,7 @@ describe("svc:ratelimit messages, one per decision", () => {
   });
 
   it("no subscriber: no message is published (nor built)", async () => {
-    const publish = vi.spyOn(decisions, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(decisions.name), "publish");
     try {
       const down = { is: true };
       const gate = rateLimitGate({ ...window, limit: 1, store: flaky(down) });

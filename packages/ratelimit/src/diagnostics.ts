@@ -1,4 +1,4 @@
-import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
+import { decisionChannel, tracedCall } from "@svc/kernel/internal";
 
 /**
  * What the rate limit publishes on the channel `svc:ratelimit` (`subscribeDiagnostics` of
@@ -84,7 +84,7 @@ export interface RateLimitStoreCall {
 }
 
 /** @internal The channel of every decision. */
-export const decisions = diagnosticChannel<RateLimitDiagnostic>("svc:ratelimit");
+export const decisions = decisionChannel<RateLimitDiagnostic>("svc:ratelimit");
 
 /** @internal The tracing channels of the asynchronous stores' calls. */
 export const storeCalls = tracedCall<RateLimitStoreCall>("svc:ratelimit:store");
