@@ -26,7 +26,7 @@ import {
   type VerifiedToken,
 } from "./bearer.js";
 import { type Confirmation, confirmationOf } from "./confirmation.js";
-import { authChannel, publishDecision, publishRefusal } from "./diagnostics.js";
+import { authChannel, publishAuthentication, publishRefusal } from "./diagnostics.js";
 import {
   boundThumbprint,
   checkProof,
@@ -192,12 +192,12 @@ function observedDecide(
     throw err;
   }
   if (!(decided instanceof Promise)) {
-    publishDecision(request, decided);
+    publishAuthentication(request, decided);
     return decided;
   }
   return decided.then(
     (principal) => {
-      if (authChannel.hasSubscribers) publishDecision(request, principal);
+      if (authChannel.hasSubscribers) publishAuthentication(request, principal);
       return principal;
     },
     (err: unknown) => {

@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import { createServer } from "node:http";
 import { type RequestView, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { type Listening, listenOn } from "@svc/test-utils";
@@ -288,7 +289,7 @@ describe("svc:auth: one message per decision of the core", () => {
 
   it("no subscriber: no message is built or published, the decisions stand", async () => {
     expect(authChannel.hasSubscribers).toBe(false);
-    const publish = vi.spyOn(authChannel, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(authChannel.name), "publish");
     try {
       const authenticator = createAuthenticator(options());
       await expect(authenticator.authenticate(view(`Bearer ${await sign()}`))).resolves.toMatchObject({

@@ -1,6 +1,6 @@
 import { type HttpError, isHttpError } from "@svc/errors";
 import type { DecisionMessage } from "@svc/kernel";
-import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
+import { decisionChannel, publishDecision, tracedCall } from "@svc/kernel/internal";
 import { parseAuthorization } from "./authorization-header.js";
 
 /**
@@ -91,7 +91,7 @@ export type AuthDiagnostic =
 type Checked = AuthDiagnostic extends DecisionMessage ? AuthDiagnostic : never;
 
 /** The `svc:auth` channel. */
-export const authChannel = diagnosticChannel<Checked>("svc:auth");
+export const authChannel = decisionChannel<Checked>("svc:auth");
 
 /** The tracing channels `tracing:svc:auth:jwks:*`, around each key-set download. */
 export const jwksFetches = tracedCall<{ uri: string }>("svc:auth:jwks");
@@ -182,11 +182,12 @@ function refusalOf(
 }
 
 /** Publishes what `authenticate` decided for `request`: call only when `authChannel.hasSubscribers`. */
-export function publishDecision(
+export function publishAuthentication(
   request: object,
   principal: { readonly id: string; readonly scheme: string } | undefined,
 ): void {
-  authChannel.publish(
+  publishDecision(
+    authChannel,
     principal === undefined
       ? { request, decision: "anonymous" }
       : { request, decision: "authenticated", scheme: principal.scheme, principal: principal.id },
@@ -196,7 +197,8 @@ export function publishDecision(
 /** Publishes why `authenticate` refused `request`: call only when `authChannel.hasSubscribers`. */
 export function publishRefusal(request: object, authorization: string | undefined, err: unknown): void {
   const { scheme, reason, error } = refusalOf(err, authorization);
-  authChannel.publish(
+  publishDecision(
+    authChannel,
     error === undefined
       ? { request, decision: "refused", scheme, reason }
       : { request, decision: "refused", scheme, reason, error },
@@ -232,7 +234,8 @@ export const SOAP_REPLAYED = "replayed nonce";
 /** Publishes why SOAP header credentials were refused: call only when `authChannel.hasSubscribers`. */
 export function publishSoapRefusal(request: object, err: unknown): void {
   const { reason, error } = soapRefusal(err);
-  authChannel.publish(
+  publishDecision(
+    authChannel,
     error === undefined
       ? { request, decision: "refused", scheme: "soap", reason }
       : { request, decision: "refused", scheme: "soap", reason, error },
@@ -243,7 +246,7 @@ export function publishSoapRefusal(request: object, err: unknown): void {
 export function publishGuardRefusal(request: object, refusal: HttpError, scheme: string | undefined): void {
   if (!authChannel.hasSubscribers) return;
   if (refusal.status === 403)
-    authChannel.publish({ request, decision: "refused", scheme, reason: "insufficient-scope" });
+    publishDecision(authChannel, { request, decision: "refused", scheme, reason: "insufficient-scope" });
   else if (refusal.status === 401)
-    authChannel.publish({ request, decision: "refused", scheme: undefined, reason: "missing" });
+    publishDecision(authChannel, { request, decision: "refused", scheme: undefined, reason: "missing" });
 }

@@ -1,3 +1,4 @@
+import { publishDecision } from "@svc/kernel/internal";
 import { createRemoteJWKSet, customFetch, type FetchImplementation, type JWTVerifyGetKey } from "jose";
 import { concatBytes } from "./bytes.js";
 import { authChannel, jwksFetches } from "./diagnostics.js";
@@ -160,7 +161,7 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): Reloadable
     if (jwks === known) return;
     known = jwks;
     if (jwks !== undefined && authChannel.hasSubscribers)
-      authChannel.publish({ decision: "jwks-refreshed", uri, keys: jwks.keys.length });
+      publishDecision(authChannel, { decision: "jwks-refreshed", uri, keys: jwks.keys.length });
   };
 
   // Set by invalidate() (the verifier's clearCache, after a key revocation): jose would go on
@@ -200,7 +201,8 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): Reloadable
       // can start another one in between.
       if (failure?.error !== err) {
         failure = { error: err, at: now() };
-        if (authChannel.hasSubscribers) authChannel.publish({ decision: "jwks-failed", uri, error: err });
+        if (authChannel.hasSubscribers)
+          publishDecision(authChannel, { decision: "jwks-failed", uri, error: err });
       }
       throw unavailable(err, secondsLeft());
     }

@@ -14,7 +14,7 @@ import {
 import { concatBytes, equalBytes, fromBase64, toBase64, utf8 } from "./bytes.js";
 import {
   authChannel,
-  publishDecision,
+  publishAuthentication,
   publishSoapRefusal,
   SOAP_MISSING,
   SOAP_REPLAYED,
@@ -499,7 +499,7 @@ async function authenticateMessage(
   try {
     const principal = await headerPrincipal(config, headerBlocks, request);
     // The HTTP credentials' principal, already published by `authenticate`, is not told twice.
-    if (principal.scheme === "soap") publishDecision(request, principal);
+    if (principal.scheme === "soap") publishAuthentication(request, principal);
     return principal;
   } catch (err) {
     publishSoapRefusal(request, err);
