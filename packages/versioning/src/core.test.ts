@@ -3,7 +3,7 @@ import { createPipeline, type PipelineRequest, type VersionDecision } from "@svc
 import { describe, expect, it } from "vitest";
 import { base } from "../test/base-options.js";
 import { ACCEPT_CACHE_LIMIT, resolveConfig } from "./config.js";
-import { decide, versionResolver, versions } from "./core.js";
+import { decide, excerpt, versionResolver, versions } from "./core.js";
 
 const step = versions(base);
 
@@ -316,6 +316,49 @@ describe("versions(): the decision, a table over header strings", () => {
     ],
   ])("%s", (_, target, headers, expected) => {
     check(step.resolve(request(headers), target), expected);
+  });
+
+  // A path prefix of 10 kB reaches the decision whole; a field is read up to 8,192 characters
+  // (a longer `Accept` names no version), so the fields' spellings are 8,000.
+  it.each<[string, string, IncomingHttpHeaders]>([
+    ["/v<10 kB of digits>/x", `/v${"9".repeat(10_240)}/x`, {}],
+    ["/v<10 kB>/x beside API-Version: 1", `/v${"9".repeat(10_240)}/x`, { "api-version": "1" }],
+    ["Accept: a vendor type of 8,000 digits", "/x", { accept: `application/vnd.svc.v${flood}+json` }],
+    [
+      "Content-Type: a vendor type of 8,000 digits",
+      "/x",
+      { ...content, "content-type": `application/vnd.svc.v${flood}+json` },
+    ],
+    [
+      "Accept: 8,000 characters of a type naming no version",
+      "/x",
+      { accept: `application/vnd.svc.v${"x".repeat(8000)}+json` },
+    ],
+  ])("%s → a refusal quoting at most 32 characters of each spelling", (_, target, headers) => {
+    const { error } = step.resolve(request(headers), target);
+    expect(error).toBeDefined();
+    const message = error?.message ?? "";
+    expect(message.length).toBeLessThan(200);
+    for (const run of message.match(/[9x]{2,}/g) ?? []) expect(run.length).toBeLessThanOrEqual(32);
+    expect(message).toContain("…");
+  });
+
+  // No field the strategies read lets a control character into a version or a vendor type (each
+  // is made of digits or token characters); the quoting escapes them whatever it is given.
+  it.each<[string, string, string]>([
+    ["10 kB of digits", "9".repeat(10_240), `${"9".repeat(32)}…`],
+    ["one digit", "1", "1"],
+    ["32 characters", "x".repeat(32), "x".repeat(32)],
+    [
+      "an escape sequence and a bidi override before 10 kB",
+      `v\u001b[2J\u202e${"x".repeat(10_240)}`,
+      `v\\u001b[2J\\u202e${"x".repeat(16)}…`,
+    ],
+    ["NUL, NEL, LINE SEPARATOR, DEL", "\u0000\u0085\u2028\u007f", "\\u0000\\u0085\\u2028\\u007f"],
+    ["an escape that would pass the bound", `${"x".repeat(30)}\u001b`, `${"x".repeat(30)}…`],
+  ])("excerpt(%s) → at most 32 characters, control characters escaped", (_, spelling, quoted) => {
+    expect(excerpt(spelling)).toBe(quoted);
+    expect(excerpt(spelling).length).toBeLessThanOrEqual(33);
   });
 
   it.each(["abc", "1.5", "-1", "v2", "", "1, 2", ",", " , ,", "1,,2", "2, x", "01", "002"])(

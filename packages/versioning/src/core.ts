@@ -12,6 +12,7 @@ import {
   type VersionDecision,
   type Versioner,
 } from "@svc/kernel";
+import { publishDecision } from "@svc/kernel/internal";
 import { type AcceptedTypes, resolveConfig, type VersioningConfig } from "./config.js";
 import { type VersioningDiagnostic, versioningChannel } from "./diagnostics.js";
 import type { ApiVersioningOptions, VersionResolution, VersionSource } from "./options.js";
@@ -55,9 +56,23 @@ const WHERE = {
  */
 const QUOTED = 32;
 
-/** `text` as a message quotes it: at most {@link QUOTED} characters, then `…`. */
-function excerpt(text: string): string {
-  return text.length <= QUOTED ? text : `${text.slice(0, QUOTED)}…`;
+/** The characters a message shows escaped: controls, format characters (bidi overrides), line and paragraph separators. */
+const UNPRINTED = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u;
+
+/**
+ * `text` as a message quotes it: each character of {@link UNPRINTED} escaped (`\u001b`), at most
+ * {@link QUOTED} characters of that, then `…`. Reads no further than it quotes.
+ */
+export function excerpt(text: string): string {
+  let quoted = "";
+  for (const char of text) {
+    const shown = UNPRINTED.test(char)
+      ? `\\u${(char.codePointAt(0) as number).toString(16).padStart(4, "0")}`
+      : char;
+    if (quoted.length + shown.length > QUOTED) return `${quoted}…`;
+    quoted += shown;
+  }
+  return quoted;
 }
 
 function described(named: Named): string {
@@ -327,19 +342,25 @@ function useDefault(
   return resolution;
 }
 
-/**
- * What each refusal says on `svc:versioning` (the version an unsupported one named, as the
- * request wrote it; the strategy that read a malformed one; the two that disagreed): only
- * refusals are held, each as long as the error lives.
- */
-const refusals = new WeakMap<HttpError, Refusal>();
-
 /** A refusal's message on `svc:versioning`, but its `request`. */
 type Refusal = VersioningDiagnostic extends infer T
   ? T extends { decision: "chosen" }
     ? never
     : Omit<T, "request">
   : never;
+
+/**
+ * A refusal as the decision throws it to {@link decideOrRefuse}: the error to answer with, and
+ * what `svc:versioning` says of it (the strategy that named an unsupported version or read a
+ * malformed one, the two that disagreed), built where the refusal is made.
+ */
+class Refused {
+  constructor(
+    readonly error: HttpError,
+    /** `undefined` for a refusal `svc:versioning` says nothing of (a version required, a custom extractor's own error). */
+    readonly decision: Refusal | undefined,
+  ) {}
+}
 
 const REPORTING = ["media-type", "header", "query", "custom", "uri"] as const;
 
@@ -359,21 +380,21 @@ function unknownStatus(config: VersioningConfig, source: Named["source"]): numbe
 }
 
 /** A version field that holds no version (or several): 400 `malformed_api_version`. */
-function malformed(config: VersioningConfig, message: string, source: Named["source"]): HttpError {
-  const refusal = badRequest(config, message, "malformed_api_version");
-  refusals.set(refusal, { decision: "malformed", strategy: STRATEGY[source] });
-  return refusal;
+function malformed(config: VersioningConfig, message: string, source: Named["source"]): Refused {
+  return new Refused(badRequest(config, message, "malformed_api_version"), {
+    decision: "malformed",
+    strategy: STRATEGY[source],
+  });
 }
 
 /** An unknown version: the status of the strategy that named it, the media type's first. */
-function refuseUnknown(config: VersioningConfig, named: readonly Named[], first: Named): HttpError {
+function refuseUnknown(config: VersioningConfig, named: readonly Named[], first: Named): Refused {
   // RFC 9110 §15.5.16: 415 when "the content is in a format not supported by this method on the
   // target resource": a request whose content is in an unknown version cannot be read at all.
   const content = named.find((n) => n.where === CONTENT_TYPE);
   if (content) {
     const refusal = unsupported(config, 415, `API version ${spelled(content)} (${described(content)})`);
-    refusals.set(refusal, { decision: "unsupported", strategy: "media-type" });
-    return refusal;
+    return new Refused(refusal, { decision: "unsupported", strategy: "media-type" });
   }
   // The strategy that says most of what the client wants decides the status: the media type
   // (no acceptable representation), then a header, the query, the custom extractor, the path.
@@ -381,8 +402,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
     REPORTING.map((source) => named.find((n) => n.source === source)).find((n) => n !== undefined) ?? first;
   const status = unknownStatus(config, reported.source);
   const refusal = unsupported(config, status, `API version ${spelled(reported)} (${described(reported)})`);
-  refusals.set(refusal, { decision: "unsupported", strategy: STRATEGY[reported.source] });
-  return refusal;
+  return new Refused(refusal, { decision: "unsupported", strategy: STRATEGY[reported.source] });
 }
 
 /**
@@ -427,12 +447,10 @@ function conclude(
   const other = named.find((n) => n.version !== first.version);
   if (other) {
     const message = `The request names API version ${spelled(first)} (${described(first)}) and ${spelled(other)} (${described(other)})`;
-    const refusal = badRequest(config, message, "conflicting_api_version");
-    refusals.set(refusal, {
+    throw new Refused(badRequest(config, message, "conflicting_api_version"), {
       decision: "conflicting",
       strategies: [STRATEGY[first.source], STRATEGY[other.source]],
     });
-    throw refusal;
   }
   // RFC 9110 §12.5.5: Vary lists the request fields that "might have influenced the origin
   // server's process for selecting the content of this response". Every version field is read
@@ -474,6 +492,36 @@ export function decide(
   url: string,
   headers: IncomingHttpHeaders,
   caseSensitive = config.caseSensitive === true,
+): VersionResolution {
+  const decided = decideOrRefuse(config, method, url, headers, caseSensitive);
+  if (decided instanceof Refused) throw decided.error;
+  return decided;
+}
+
+/** {@link decide}'s decision, or its refusal as a {@link Refused}. */
+function decideOrRefuse(
+  config: VersioningConfig,
+  method: string | undefined,
+  url: string,
+  headers: IncomingHttpHeaders,
+  caseSensitive: boolean,
+): VersionResolution | Refused {
+  try {
+    return decideOrThrow(config, method, url, headers, caseSensitive);
+  } catch (err) {
+    if (err instanceof Refused) return err;
+    if (isHttpError(err)) return new Refused(err, undefined);
+    throw err;
+  }
+}
+
+/** {@link decide}'s decision, or throws a {@link Refused} or an `HttpError`. */
+function decideOrThrow(
+  config: VersioningConfig,
+  method: string | undefined,
+  url: string,
+  headers: IncomingHttpHeaders,
+  caseSensitive: boolean,
 ): VersionResolution {
   // The version prefix and the neutral paths are read off the path of an absolute-form target;
   // the scheme and authority go back in front of `url` for the router.
@@ -579,36 +627,16 @@ export function versions(options: ApiVersioningOptions): Versioner {
         (typeof request.native === "object" &&
           request.native !== null &&
           exchangeIfAny(request.native)?.routing?.caseSensitive === true);
-      try {
-        const resolution = decide(
-          config,
-          request.view.method ?? "GET",
-          target,
-          request.view.headers,
-          caseSensitive,
-        );
-        const deprecation = resolution.deprecation;
-        let fields = supported;
-        if (deprecation !== undefined) {
-          fields = byVersion.get(resolution.version as ApiVersion) ?? supported;
-          // RFC 8288 §3.5: links set in front of the pipeline stay; the version's are appended.
-          const links = fields.link;
-          const preset = links === undefined ? undefined : request.preset?.("link");
-          if (preset !== undefined) fields = { ...fields, link: `${fieldList(preset)}, ${links}` };
-        }
-        if (versioningChannel.hasSubscribers) chosen(request.native, resolution);
-        return {
-          target: resolution.url,
-          version: resolution.version,
-          prefix: resolution.pathPrefix,
-          label: resolution.mediaType,
-          fields,
-          vary: varyOf(config, request.view.headers),
-          error: undefined,
-        };
-      } catch (err) {
-        if (!isHttpError(err)) throw err;
-        if (versioningChannel.hasSubscribers) refused(request.native, err);
+      const decided = decideOrRefuse(
+        config,
+        request.view.method ?? "GET",
+        target,
+        request.view.headers,
+        caseSensitive,
+      );
+      if (decided instanceof Refused) {
+        if (decided.decision !== undefined && versioningChannel.hasSubscribers)
+          publishDecision(versioningChannel, { request: nativeOf(request.native), ...decided.decision });
         return {
           target,
           version: undefined,
@@ -617,9 +645,29 @@ export function versions(options: ApiVersioningOptions): Versioner {
           fields: supported,
           // RFC 9110 §12.5.5: a refusal depended on the same fields.
           vary: varyOf(config, request.view.headers),
-          error: err,
+          error: decided.error,
         };
       }
+      const resolution = decided;
+      const deprecation = resolution.deprecation;
+      let fields = supported;
+      if (deprecation !== undefined) {
+        fields = byVersion.get(resolution.version as ApiVersion) ?? supported;
+        // RFC 8288 §3.5: links set in front of the pipeline stay; the version's are appended.
+        const links = fields.link;
+        const preset = links === undefined ? undefined : request.preset?.("link");
+        if (preset !== undefined) fields = { ...fields, link: `${fieldList(preset)}, ${links}` };
+      }
+      if (versioningChannel.hasSubscribers) chosen(request.native, resolution);
+      return {
+        target: resolution.url,
+        version: resolution.version,
+        prefix: resolution.pathPrefix,
+        label: resolution.mediaType,
+        fields,
+        vary: varyOf(config, request.view.headers),
+        error: undefined,
+      };
     },
   };
 }
@@ -643,7 +691,7 @@ function chosen(native: unknown, resolution: VersionResolution): void {
   if (resolution.version === undefined || resolution.source === undefined) return;
   // What the response says: a deprecated version's responses carry Deprecation (and Sunset).
   const deprecation = resolution.deprecation;
-  versioningChannel.publish({
+  publishDecision(versioningChannel, {
     request: nativeOf(native),
     decision: "chosen",
     version: String(resolution.version),
@@ -651,14 +699,4 @@ function chosen(native: unknown, resolution: VersionResolution): void {
     deprecated: deprecation !== undefined,
     sunset: deprecation?.sunset !== undefined,
   });
-}
-
-/**
- * `unsupported`, `malformed` or `conflicting` on `svc:versioning`, for the refusal of a version
- * the API does not have, of a version field that holds none, of two strategies that disagree.
- */
-function refused(native: unknown, err: HttpError): void {
-  const refusal = refusals.get(err);
-  if (refusal === undefined) return;
-  versioningChannel.publish({ request: nativeOf(native), ...refusal } as VersioningDiagnostic);
 }

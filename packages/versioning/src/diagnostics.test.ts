@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import type { IncomingHttpHeaders } from "node:http";
 import { type PipelineRequest, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -112,7 +113,7 @@ describe("svc:versioning", () => {
   }
 
   it("with no subscriber, no decision publishes (nor builds) a message", () => {
-    const publish = vi.spyOn(versioningChannel, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(versioningChannel.name), "publish");
     expect(versioningChannel.hasSubscribers).toBe(false);
     for (const [, target, headers] of ROWS) step.resolve(request(target, headers, {}), target);
     expect(publish).not.toHaveBeenCalled();

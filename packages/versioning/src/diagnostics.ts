@@ -1,4 +1,4 @@
-import { diagnosticChannel } from "@svc/kernel/internal";
+import { type DecisionChannel, decisionChannel } from "@svc/kernel/internal";
 
 /** The strategy that named a version: `path`, `query`, `header`, `custom` or `media-type`. */
 export type VersioningStrategy = "path" | "query" | "header" | "custom" | "media-type";
@@ -53,9 +53,12 @@ export type VersioningDiagnostic =
     };
 
 /**
- * The channel the versioning step publishes on. A message is built only when it has a
- * subscriber: without one, a decision costs one property read.
+ * The channel the versioning step publishes on: its name and whether anyone listens. Listen with
+ * `subscribeDiagnostics(versioningChannel.name, listener)` of `@svc/kernel` (or
+ * `node:diagnostics_channel`). A message is built only when it has a subscriber: without one, a
+ * decision costs one property read.
  *
  * @see https://nodejs.org/api/diagnostics_channel.html
  */
-export const versioningChannel = diagnosticChannel<VersioningDiagnostic>("svc:versioning");
+export const versioningChannel: DecisionChannel<VersioningDiagnostic> =
+  decisionChannel<VersioningDiagnostic>("svc:versioning");
