@@ -17,8 +17,16 @@ import {
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
+import type { AuthDiagnostic } from "@svc/auth";
+import type { ConditionalDiagnostic } from "@svc/conditional";
+import type { ErrorDiagnostic } from "@svc/errors";
+import type { IdempotencyDiagnostic } from "@svc/idempotency";
 import { type DiagnosticListener, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import type { NegotiateDiagnostic } from "@svc/negotiate";
+import type { RateLimitDiagnostic } from "@svc/ratelimit";
+import type { SoapDiagnostic } from "@svc/soap-envelope";
+import type { VersioningDiagnostic } from "@svc/versioning";
 
 /** The instrumentation scope's name, as the meter and the tracer are named. */
 export const SCOPE_NAME = "@svc/otel";
@@ -63,11 +71,10 @@ export interface SvcInstrumentation {
   disable(): void;
 }
 
-/** A decision message as the packages publish it: the request, the decision, its members. */
-type Message = { readonly request?: object; readonly decision?: unknown } & Record<string, unknown>;
-
 /** The context object a tracing channel hands each of its five events. */
 type TraceContext = Record<string, unknown> & { error?: unknown; result?: unknown };
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 /**
  * One attribute of a counter: its name and the values it takes. A listed attribute takes its
@@ -92,23 +99,70 @@ const named = (name: string): AttributeSpec => ({ name });
 const listed = (name: string, values: readonly AttributeValue[]): AttributeSpec => ({ name, values });
 const BOOLEAN = [true, false] as const;
 
-/** How one package's decisions become a metric and span attributes. */
-interface DecisionMapping {
-  /** The counter's name and description. */
-  readonly metric: readonly [name: string, description: string];
-  /** The attributes, in the order {@link DecisionMapping.values} gives their values. */
-  readonly attributes: readonly AttributeSpec[];
-  /** The attributes' values for `message`, of the counter's point and the active span; `undefined` leaves one out. */
-  values(message: Message): readonly (AttributeValue | undefined)[];
-  /** A decision that refuses the request: recorded as a span event as well. */
-  refuses?(message: Message): boolean;
+/** What every package's message has: the decision it tells, one word of a set the package names. */
+type Decision = { readonly decision: string };
+
+/** The members of `M` (a package's union) that tell the decision `K`. */
+type OfKind<M extends Decision, K extends M["decision"]> = M extends unknown
+  ? K extends M["decision"]
+    ? M
+    : never
+  : never;
+
+/** How one kind of decision becomes attribute values, and whether it refuses the request. */
+interface KindMapping<M> {
+  /**
+   * The attributes' values for `message`, in the order of the package's attributes; `undefined`
+   * leaves one out, as do the values past the list's end.
+   */
+  values(message: M): readonly (AttributeValue | undefined)[];
+  /** The decision refuses the request (always, or for the messages the function says): a span event as well. */
+  readonly refuses?: true | ((message: M) => boolean);
 }
 
-const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-const number = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
-const flag = (value: unknown): boolean | undefined => (typeof value === "boolean" ? value : undefined);
-/** A decision word in the attribute values' snake case (`in-progress` → `in_progress`). */
-const snake = (value: unknown): string | undefined => text(value)?.replaceAll("-", "_");
+/**
+ * One entry for each decision kind of `M`, no more: a kind a package adds to its union is a
+ * missing key here, and a kind it drops an excess one, both compile errors.
+ */
+type Kinds<M extends Decision> = { readonly [K in M["decision"]]: KindMapping<OfKind<M, K>> };
+
+/** How one package's decisions, the union `M` it publishes, become a metric and span attributes. */
+interface DecisionMapping<M extends Decision> {
+  /** The counter's name and description. */
+  readonly metric: readonly [name: string, description: string];
+  /** The attributes, in the order a kind's {@link KindMapping.values} gives their values. */
+  readonly attributes: readonly AttributeSpec[];
+  readonly kinds: Kinds<M>;
+}
+
+/** A {@link DecisionMapping} as the channel's listener reads it: by the decision a message tells. */
+interface ChannelMapping {
+  readonly metric: readonly [name: string, description: string];
+  readonly attributes: readonly AttributeSpec[];
+  /** The mapping of the kind `decision`; `undefined` for a kind the package's union does not name. */
+  kind(decision: unknown): KindMapping<Decision> | undefined;
+  /** The values of a kind the union does not name (a newer package's): the first attribute `_OTHER`. */
+  readonly unknown: readonly (AttributeValue | undefined)[];
+}
+
+/** `mapping` of the union `M`, read by decision (a `Map`: no decision word reaches `Object.prototype`). */
+function byDecision<M extends Decision>(mapping: DecisionMapping<M>): ChannelMapping {
+  // Each kind's mapping reads the messages that tell its decision, which is what `kind` hands it.
+  const kinds = new Map<unknown, KindMapping<Decision>>(
+    Object.entries(mapping.kinds) as [string, KindMapping<Decision>][],
+  );
+  return {
+    metric: mapping.metric,
+    attributes: mapping.attributes,
+    kind: (decision) => kinds.get(decision),
+    unknown: mapping.attributes.map((_, i) => (i === 0 ? OTHER : undefined)),
+  };
+}
+
+/** Whether `message`, of the kind `kind` maps, refuses its request. */
+function refuses(kind: KindMapping<Decision>, message: Decision): boolean {
+  return kind.refuses === true || kind.refuses?.(message) === true;
+}
 
 /** Attributes without the members a message did not carry. */
 function defined(attributes: Record<string, string | number | boolean | undefined>): Attributes {
@@ -125,6 +179,9 @@ function defined(attributes: Record<string, string | number | boolean | undefine
  */
 const CARDINALITY_LIMIT = 1999;
 
+/** The types a named attribute's value takes (a message of another version could carry anything). */
+const SCALARS: ReadonlySet<string> = new Set(["string", "number", "boolean"]);
+
 /** An attribute's value as counted: within its set, else {@link OTHER}. */
 class AttributeBound {
   private readonly values: Set<AttributeValue>;
@@ -136,7 +193,7 @@ class AttributeBound {
 
   bound(value: AttributeValue | undefined): AttributeValue | undefined {
     if (value === undefined || this.values.has(value)) return value;
-    if (!this.open || this.values.size >= NAMED_VALUES) return OTHER;
+    if (!this.open || this.values.size >= NAMED_VALUES || !SCALARS.has(typeof value)) return OTHER;
     this.values.add(value);
     return value;
   }
@@ -164,12 +221,15 @@ class Tally {
     this.bounds = attributes.map((attribute) => new AttributeBound(attribute));
   }
 
-  /** Counts one decision of `given` values, each within its attribute's set; answers its point's attributes. */
+  /**
+   * Counts one decision of `given` values (those past its end left out), each within its
+   * attribute's set; answers its point's attributes.
+   */
   add(given: readonly (AttributeValue | undefined)[]): Attributes {
     // Values within their sets (nearly every decision) find their point as given.
     let point = this.find(given);
     if (point === undefined) {
-      const values = given.map((value, i) => this.bounds[i]?.bound(value));
+      const values = this.bounds.map((bound, i) => bound.bound(given[i]));
       point = this.find(values) ?? this.create(values);
     }
     point.value++;
@@ -178,7 +238,7 @@ class Tally {
 
   private find(values: readonly (AttributeValue | undefined)[]): Point | undefined {
     let node: Map<unknown, unknown> | undefined = this.root;
-    const last = values.length - 1;
+    const last = this.names.length - 1;
     for (let i = 0; i < last && node !== undefined; i++) node = node.get(values[i]) as typeof node;
     return node?.get(values[last]) as Point | undefined;
   }
@@ -194,7 +254,7 @@ class Tally {
     });
     const point: Point = { attributes, value: 0 };
     let node = this.root;
-    const last = values.length - 1;
+    const last = this.names.length - 1;
     for (let i = 0; i < last; i++) {
       let next = node.get(values[i]) as Map<unknown, unknown> | undefined;
       if (next === undefined) {
@@ -217,8 +277,8 @@ class Tally {
  * @see https://opentelemetry.io/docs/specs/semconv/dotnet/dotnet-aspnetcore-metrics/
  * @see https://opentelemetry.io/docs/specs/semconv/general/recording-errors/
  */
-const DECISIONS: Record<SvcPackage, DecisionMapping> = {
-  ratelimit: {
+const DECISIONS: Readonly<Record<SvcPackage, ChannelMapping>> = {
+  ratelimit: byDecision<RateLimitDiagnostic>({
     metric: ["svc.rate_limiting.requests", "Requests the rate limit decided on"],
     attributes: [
       listed("svc.rate_limiting.result", [
@@ -233,45 +293,35 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
       listed("svc.rate_limiting.fail_mode", ["open", "closed", "insurance"]),
       named("error.type"),
     ],
-    values: (m) => [
-      m.decision === "allowed" ? "acquired" : m.decision === "limited" ? "rejected" : snake(m.decision),
-      text(m.policy),
-      text(m.keyKind),
-      text(m.failMode),
-      m.decision === "store-failed" ? errorType(m.error) : undefined,
-    ],
-    refuses: (m) =>
-      m.decision === "limited" ||
-      m.decision === "cost-exceeds-quota" ||
-      (m.decision === "store-failed" && m.failMode === "closed"),
-  },
-  auth: {
+    kinds: {
+      allowed: { values: (m) => ["acquired", m.policy, m.keyKind] },
+      limited: { values: (m) => ["rejected", m.policy, m.keyKind], refuses: true },
+      "cost-exceeds-quota": { values: (m) => ["cost_exceeds_quota", m.policy, m.keyKind], refuses: true },
+      "store-failed": {
+        values: (m) => ["store_failed", undefined, undefined, m.failMode, errorType(m.error)],
+        refuses: (m) => m.failMode === "closed",
+      },
+      "store-recovered": { values: () => ["store_recovered"] },
+    },
+  }),
+  auth: byDecision<AuthDiagnostic>({
     metric: ["svc.authentication.attempts", "Authentication decisions and key-set refreshes"],
     attributes: [
       listed("svc.authentication.result", ["success", "failure", "none", "jwks_refreshed", "jwks_failed"]),
       named("svc.authentication.scheme"),
       named("error.type"),
     ],
-    values: (m) => [
-      m.decision === "authenticated"
-        ? "success"
-        : m.decision === "refused"
-          ? "failure"
-          : m.decision === "anonymous"
-            ? "none"
-            : snake(m.decision),
-      // A refusal's scheme is the one the client wrote in `Authorization`: a registered one, or
-      // `_OTHER`. An authentication's is the application's verifier's.
-      m.decision === "refused" ? registeredScheme(m.scheme) : text(m.scheme),
-      m.decision === "refused"
-        ? text(m.reason)
-        : m.decision === "jwks-failed"
-          ? errorType(m.error)
-          : undefined,
-    ],
-    refuses: (m) => m.decision === "refused",
-  },
-  idempotency: {
+    kinds: {
+      // An authentication's scheme is the application's verifier's.
+      authenticated: { values: (m) => ["success", m.scheme] },
+      anonymous: { values: () => ["none"] },
+      // A refusal's scheme is the one the client wrote in `Authorization`: a registered one, or `_OTHER`.
+      refused: { values: (m) => ["failure", registeredScheme(m.scheme), m.reason], refuses: true },
+      "jwks-refreshed": { values: () => ["jwks_refreshed"] },
+      "jwks-failed": { values: (m) => ["jwks_failed", undefined, errorType(m.error)] },
+    },
+  }),
+  idempotency: byDecision<IdempotencyDiagnostic>({
     metric: ["svc.idempotency.requests", "Requests with an Idempotency-Key, by outcome"],
     attributes: [
       listed("svc.idempotency.result", [
@@ -287,11 +337,19 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
       ]),
       named("error.type"),
     ],
-    values: (m) => [snake(m.decision), m.decision === "store-failed" ? errorType(m.error) : undefined],
-    refuses: (m) =>
-      m.decision === "in-progress" || m.decision === "mismatch" || m.decision === "store-failed",
-  },
-  conditional: {
+    kinds: {
+      claimed: { values: () => ["claimed"] },
+      "lease-expired": { values: () => ["lease_expired"] },
+      replayed: { values: () => ["replayed"] },
+      "in-progress": { values: () => ["in_progress"], refuses: true },
+      mismatch: { values: () => ["mismatch"], refuses: true },
+      "store-failed": { values: (m) => ["store_failed", errorType(m.error)], refuses: true },
+      completed: { values: () => ["completed"] },
+      released: { values: () => ["released"] },
+      "store-recovered": { values: () => ["store_recovered"] },
+    },
+  }),
+  conditional: byDecision<ConditionalDiagnostic>({
     metric: ["svc.conditional.responses", "Responses decided by a precondition (304, 412, 428)"],
     attributes: [
       listed("svc.conditional.result", ["not_modified", "precondition_failed", "precondition_required"]),
@@ -302,9 +360,13 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
         "If-Unmodified-Since",
       ]),
     ],
-    values: (m) => [snake(m.decision), text(m.field)],
-  },
-  negotiate: {
+    kinds: {
+      "not-modified": { values: (m) => ["not_modified", m.field] },
+      "precondition-failed": { values: (m) => ["precondition_failed", m.field] },
+      "precondition-required": { values: (m) => ["precondition_required", m.field] },
+    },
+  }),
+  negotiate: byDecision<NegotiateDiagnostic>({
     metric: ["svc.negotiation.decisions", "Content negotiation and body decisions (406, 415, codings)"],
     attributes: [
       listed("svc.negotiation.result", [
@@ -317,14 +379,15 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
       named("svc.negotiation.coding"),
       named("error.type"),
     ],
-    values: (m) => [
-      snake(m.decision),
-      text(m.coding),
-      m.decision === "body-refused" ? text(m.reason) : undefined,
-    ],
-    refuses: (m) => m.decision !== "coded",
-  },
-  versioning: {
+    kinds: {
+      "not-acceptable": { values: () => ["not_acceptable"], refuses: true },
+      "unsupported-media-type": { values: () => ["unsupported_media_type"], refuses: true },
+      coded: { values: (m) => ["coded", m.coding] },
+      "body-refused": { values: (m) => ["body_refused", undefined, m.reason], refuses: true },
+      "cross-origin-refused": { values: () => ["cross_origin_refused"], refuses: true },
+    },
+  }),
+  versioning: byDecision<VersioningDiagnostic>({
     metric: ["svc.versioning.requests", "Requests by the API version they got"],
     attributes: [
       listed("svc.versioning.result", ["chosen", "unsupported", "malformed", "conflicting"]),
@@ -333,18 +396,16 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
       listed("svc.api.version.deprecated", BOOLEAN),
       listed("svc.api.version.sunset", BOOLEAN),
     ],
-    values: (m) => [
-      snake(m.decision),
-      // The version a request got; a version the API does not have is the client's to spell,
-      // so it is `unsupported` whatever it was (an older @svc/versioning says it in `requested`).
-      m.decision === "chosen" ? text(m.version) : m.decision === "unsupported" ? "unsupported" : undefined,
-      text(m.strategy),
-      flag(m.deprecated),
-      flag(m.sunset),
-    ],
-    refuses: (m) => m.decision === "unsupported",
-  },
-  soap: {
+    kinds: {
+      // The version a request got: one of the application's.
+      chosen: { values: (m) => ["chosen", m.version, m.strategy, m.deprecated, m.sunset] },
+      // A version the API does not have is the client's to spell: `unsupported`, whatever it was.
+      unsupported: { values: (m) => ["unsupported", "unsupported", m.strategy], refuses: true },
+      malformed: { values: (m) => ["malformed", undefined, m.strategy] },
+      conflicting: { values: () => ["conflicting"] },
+    },
+  }),
+  soap: byDecision<SoapDiagnostic>({
     metric: ["svc.soap.operations", "SOAP messages by operation and outcome"],
     attributes: [
       listed("svc.soap.result", ["ok", "fault"]),
@@ -353,23 +414,19 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
       listed("svc.soap.one_way", BOOLEAN),
       named("error.type"),
     ],
-    values: (m) => [
-      m.decision === "fault" ? "fault" : "ok",
-      text(m.operation),
-      text(m.soapVersion),
-      flag(m.oneWay),
-      text(m.faultCode),
-    ],
-    refuses: (m) => m.decision === "fault",
-  },
-  errors: {
+    kinds: {
+      operation: { values: (m) => ["ok", m.operation, m.soapVersion, m.oneWay] },
+      fault: {
+        values: (m) => ["fault", m.operation, m.soapVersion, undefined, m.faultCode],
+        refuses: true,
+      },
+    },
+  }),
+  errors: byDecision<ErrorDiagnostic>({
     metric: ["svc.errors.records", "Error records rendered, by status and code"],
     attributes: [named("http.response.status_code"), named("error.type")],
-    values: (m) => [
-      number(m.status),
-      text(m.code) ?? (number(m.status) === undefined ? undefined : String(m.status)),
-    ],
-  },
+    kinds: { record: { values: (m) => [m.status, m.code ?? String(m.status)] } },
+  }),
 };
 
 /**
@@ -416,8 +473,7 @@ const REGISTERED_SCHEMES: ReadonlySet<string> = new Set([
 ]);
 
 /** A scheme the client wrote, when it is a registered one; else `_OTHER`. */
-function registeredScheme(value: unknown): string | undefined {
-  const scheme = text(value);
+function registeredScheme(scheme: string | undefined): string | undefined {
   if (scheme === undefined) return undefined;
   return REGISTERED_SCHEMES.has(scheme) ? scheme : OTHER;
 }
@@ -489,13 +545,15 @@ export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstr
       });
     listen(`svc:${pkg}`, (raw) => {
       if (typeof raw !== "object" || raw === null) return;
-      const message = raw as Message;
-      const attributes = tally.add(mapping.values(message));
+      // A message of the package's channel: one of its union, or a kind a newer package added.
+      const message = raw as Decision;
+      const kind = mapping.kind(message.decision);
+      const attributes = tally.add(kind === undefined ? mapping.unknown : kind.values(message));
       const span = trace.getActiveSpan();
       if (span === undefined || !span.isRecording()) return;
       span.setAttributes(attributes);
-      if (mapping.refuses?.(message))
-        span.addEvent(`svc.${pkg}.${snake(message.decision) ?? "refused"}`, attributes);
+      if (kind !== undefined && refuses(kind, message))
+        span.addEvent(`svc.${pkg}.${message.decision.replaceAll("-", "_")}`, attributes);
     });
   }
 

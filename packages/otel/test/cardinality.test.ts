@@ -182,33 +182,65 @@ describe("instrumentSvc: each attribute takes its values from a bounded set", ()
 });
 
 describe("instrumentSvc: past 1,999 points, whatever the sets multiply to", () => {
-  it("5 decisions × 33 policies × 4 key kinds × 4 fail modes → 1,999 points and one overflow point counting the rest", async () => {
+  it("33 versions × 7 strategies × 3 deprecated × 3 sunset → 1,999 points and one overflow point counting the rest", async () => {
     const ownReader = new TestReader();
     const own = new MeterProvider({ readers: [ownReader] });
-    const ratelimit = instrumentSvc({ meterProvider: own, packages: ["ratelimit"] });
+    const versioning = instrumentSvc({ meterProvider: own, packages: ["versioning"] });
     try {
       let published = 0;
-      for (const decision of ["allowed", "limited", "cost-exceeds-quota", "store-recovered", "made-up"])
-        for (let policy = 0; policy < 33; policy++)
-          for (const keyKind of ["principal", "address", "custom", "made-up"])
-            for (const failMode of ["open", "closed", "insurance", "made-up"]) {
-              diagnosticChannel("svc:ratelimit").publish({
+      // The made-up strategy, deprecated and sunset count as `_OTHER`: 63 points for each version.
+      for (let version = 0; version < 33; version++)
+        for (const strategy of ["path", "query", "header", "custom", "media-type", "default", "made-up"])
+          for (const deprecated of [true, false, "made-up"])
+            for (const sunset of [true, false, "made-up"]) {
+              diagnosticChannel("svc:versioning").publish({
                 request: {},
-                decision,
-                policy: `policy-${policy}`,
-                keyKind,
-                failMode,
+                decision: "chosen",
+                version: String(version),
+                strategy,
+                deprecated,
+                sunset,
               });
               published++;
             }
       const { resourceMetrics } = await ownReader.collect();
       const points = (resourceMetrics.scopeMetrics
         .flatMap((scope) => scope.metrics)
-        .find((m) => m.descriptor.name === "svc.rate_limiting.requests")?.dataPoints ??
+        .find((m) => m.descriptor.name === "svc.versioning.requests")?.dataPoints ??
         []) as DataPoint<number>[];
       expect(points).toHaveLength(2000);
       const overflow = points.filter((p) => p.attributes["otel.metric.overflow"] === true);
       expect(overflow.map((p) => p.value)).toEqual([published - 1999]);
+    } finally {
+      versioning.disable();
+      await own.shutdown();
+    }
+  });
+});
+
+describe("instrumentSvc: a member that is no string, number or boolean", () => {
+  it("a policy given as an object or an array → svc.rate_limiting.policy _OTHER, never the value", async () => {
+    const ownReader = new TestReader();
+    const own = new MeterProvider({ readers: [ownReader] });
+    const ratelimit = instrumentSvc({ meterProvider: own, packages: ["ratelimit"] });
+    try {
+      for (const policy of [{ name: "gold" }, ["gold", "silver"]])
+        diagnosticChannel("svc:ratelimit").publish({
+          request: {},
+          decision: "allowed",
+          policy,
+          keyKind: "principal",
+          limit: 10,
+          remaining: 9,
+          resetAt: 1,
+          retryAfterMs: 0,
+        });
+      const { resourceMetrics } = await ownReader.collect();
+      const points = (resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((m) => m.descriptor.name === "svc.rate_limiting.requests")?.dataPoints ??
+        []) as DataPoint<number>[];
+      expect(points.map((p) => [p.attributes["svc.rate_limiting.policy"], p.value])).toEqual([["_OTHER", 2]]);
     } finally {
       ratelimit.disable();
       await own.shutdown();
