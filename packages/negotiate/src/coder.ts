@@ -7,7 +7,7 @@ import {
   type PipelineRequest,
   type ResponseValue,
 } from "@svc/kernel";
-import { checkOptionNames } from "@svc/kernel/internal";
+import { checkOptionNames, publishDecision } from "@svc/kernel/internal";
 import { nativeOf, negotiateChannel, publishNotAcceptable } from "./diagnostics.js";
 import { selectEncoding } from "./encoding.js";
 import { headerString, isCompressible } from "./headers.js";
@@ -270,7 +270,7 @@ export function codingStep(
       if (negotiateChannel.hasSubscribers && codedFor.has(body)) {
         const request = codedFor.get(body);
         codedFor.delete(body);
-        negotiateChannel.publish({ request, decision: "coded", coding });
+        publishDecision(negotiateChannel, { request, decision: "coded", coding });
       }
       if (body instanceof Uint8Array) return encoder.encodeBytes(coding, body);
       if (encoder.encodeStream === undefined)

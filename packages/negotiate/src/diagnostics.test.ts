@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import type { IncomingHttpHeaders } from "node:http";
 import {
   createPipeline,
@@ -180,7 +181,7 @@ describe("svc:negotiate", () => {
   });
 
   it("with no subscriber, no decision publishes (nor builds) a message", async () => {
-    const publish = vi.spyOn(negotiateChannel, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(negotiateChannel.name), "publish");
     expect(negotiateChannel.hasSubscribers).toBe(false);
     for (const [, method, headers] of STEP_ROWS) await respond(method, headers, {});
     for (const [, headers, body] of BODY_ROWS) await readBody(headers, body, {});

@@ -1,5 +1,5 @@
 import { HttpError } from "@svc/kernel";
-import { diagnosticChannel } from "@svc/kernel/internal";
+import { type DecisionChannel, decisionChannel, publishDecision } from "@svc/kernel/internal";
 
 /** What `svc:negotiate` says of one request: a refusal, or a response body compressed. */
 export type NegotiateDiagnostic =
@@ -58,12 +58,15 @@ export type NegotiateDiagnostic =
     };
 
 /**
- * The channel the package's decisions are published on. A message is built only when it has a
- * subscriber: without one, a decision costs one property read.
+ * The channel the package's decisions are published on: its name and whether anyone listens.
+ * Listen with `subscribeDiagnostics(negotiateChannel.name, listener)` of `@svc/kernel` (or
+ * `node:diagnostics_channel`). A message is built only when it has a subscriber: without one, a
+ * decision costs one property read.
  *
  * @see https://nodejs.org/api/diagnostics_channel.html
  */
-export const negotiateChannel = diagnosticChannel<NegotiateDiagnostic>("svc:negotiate");
+export const negotiateChannel: DecisionChannel<NegotiateDiagnostic> =
+  decisionChannel<NegotiateDiagnostic>("svc:negotiate");
 
 /** The framework's request, as a message's `request`. */
 export function nativeOf(native: unknown): object | undefined {
@@ -72,16 +75,42 @@ export function nativeOf(native: unknown): object | undefined {
 
 /** `not-acceptable` on `svc:negotiate`; call it only when the channel has subscribers. */
 export function publishNotAcceptable(native: unknown, offered: readonly string[]): void {
-  negotiateChannel.publish({ request: nativeOf(native), decision: "not-acceptable", offered: [...offered] });
+  publishDecision(negotiateChannel, {
+    request: nativeOf(native),
+    decision: "not-acceptable",
+    offered: [...offered],
+  });
 }
 
-/** Why a body refusal was made, where its status and code do not say (`too-deep`). */
-const reasons = new WeakMap<HttpError, string>();
+/**
+ * A refusal of the body reader that says why, where its status and code do not (`too-deep` and
+ * `malformed` are both 400 `malformed_body`): the `HttpError` answered, carrying the `reason` of
+ * its `svc:negotiate` message from where the refusal is made.
+ */
+class BodyRefusal extends HttpError {
+  readonly #reason: string;
 
-/** `err`, remembered as refused for `reason`. */
+  constructor(err: HttpError, reason: string) {
+    super(err.status, err.message, {
+      expose: err.expose,
+      headers: err.headers,
+      ...(err.code === undefined ? {} : { code: err.code }),
+      ...(err.errors === undefined ? {} : { errors: err.errors }),
+      ...(err.extensions === undefined ? {} : { extensions: err.extensions }),
+      ...(err.cause === undefined ? {} : { cause: err.cause }),
+    });
+    this.#reason = reason;
+  }
+
+  /** The reason `err` was refused for, when it says one. */
+  static reasonOf(err: HttpError): string | undefined {
+    return #reason in err ? (err as BodyRefusal).#reason : undefined;
+  }
+}
+
+/** `err`, refused for `reason`: what `svc:negotiate` says of it. */
 export function because(err: HttpError, reason: string): HttpError {
-  reasons.set(err, reason);
-  return err;
+  return new BodyRefusal(err, reason);
 }
 
 /** A refusal of the body reader on `svc:negotiate`: 415 or `body-refused`. */
@@ -89,8 +118,8 @@ export function publishBodyRefusal(native: unknown, contentType: unknown, err: u
   if (!(err instanceof HttpError)) return;
   const request = nativeOf(native);
   if (err.status === 415) {
-    const reason = reasons.get(err);
-    negotiateChannel.publish({
+    const reason = BodyRefusal.reasonOf(err);
+    publishDecision(negotiateChannel, {
       request,
       decision: "unsupported-media-type",
       contentType: typeof contentType === "string" ? contentType : undefined,
@@ -99,7 +128,7 @@ export function publishBodyRefusal(native: unknown, contentType: unknown, err: u
     return;
   }
   const reason =
-    reasons.get(err) ??
+    BodyRefusal.reasonOf(err) ??
     (err.status === 413
       ? "too-large"
       : err.status === 408
@@ -109,7 +138,7 @@ export function publishBodyRefusal(native: unknown, contentType: unknown, err: u
           : err.code === "inexact_number"
             ? "inexact-number"
             : "malformed");
-  negotiateChannel.publish({ request, decision: "body-refused", reason });
+  publishDecision(negotiateChannel, { request, decision: "body-refused", reason });
 }
 
 /** `cross-origin-refused` on `svc:negotiate`; call it only when the channel has subscribers. */
@@ -118,5 +147,10 @@ export function publishCorsRefusal(
   origin: string,
   reason: "origin" | "private-network",
 ): void {
-  negotiateChannel.publish({ request: nativeOf(native), decision: "cross-origin-refused", origin, reason });
+  publishDecision(negotiateChannel, {
+    request: nativeOf(native),
+    decision: "cross-origin-refused",
+    origin,
+    reason,
+  });
 }
