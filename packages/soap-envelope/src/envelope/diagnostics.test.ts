@@ -1,3 +1,4 @@
+import * as diagnostics_channel from "node:diagnostics_channel";
 import { join } from "node:path";
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -125,7 +126,7 @@ describe("svc:soap", () => {
   }
 
   it("with no subscriber, no message publishes (nor builds) a message", async () => {
-    const publish = vi.spyOn(soapChannel, "publish");
+    const publish = vi.spyOn(diagnostics_channel.channel(soapChannel.name), "publish");
     expect(soapChannel.hasSubscribers).toBe(false);
     for (const [, node, request] of ROWS) await node.handle({ ...request, native: {} });
     expect(publish).not.toHaveBeenCalled();

@@ -1,4 +1,4 @@
-import { diagnosticChannel } from "@svc/kernel/internal";
+import { type DecisionChannel, decisionChannel, publishDecision } from "@svc/kernel/internal";
 import type { SoapVersion } from "../wsdl/contract.js";
 import type { SoapResponse } from "./service-types.js";
 
@@ -45,29 +45,14 @@ export type SoapDiagnostic =
     };
 
 /**
- * The channel the endpoint's decisions are published on. A message is built only when it has a
- * subscriber: without one, a decision costs one property read.
+ * The channel the endpoint's decisions are published on: its name and whether anyone listens.
+ * Listen with `subscribeDiagnostics(soapChannel.name, listener)` of `@svc/kernel` (or
+ * `node:diagnostics_channel`). A message is built only when it has a subscriber: without one, a
+ * decision costs one property read.
  *
  * @see https://nodejs.org/api/diagnostics_channel.html
  */
-export const soapChannel = diagnosticChannel<SoapDiagnostic>("svc:soap");
-
-/**
- * The fault code and version of each fault response made while a subscriber listens, for the step
- * that holds the request to publish: a response is made far from it.
- */
-const faults = new WeakMap<SoapResponse, { code: string; version: SoapVersion }>();
-
-/** Records that `response` carries a fault of `code` in `version`. */
-export function noteFault(response: SoapResponse, code: string, version: SoapVersion): void {
-  faults.set(response, { code, version });
-}
-
-/** `copy` of a response carries the same fault as `response`. */
-export function carryFault(response: SoapResponse, copy: SoapResponse): void {
-  const fault = faults.get(response);
-  if (fault !== undefined) faults.set(copy, fault);
-}
+export const soapChannel: DecisionChannel<SoapDiagnostic> = decisionChannel<SoapDiagnostic>("svc:soap");
 
 /** The framework's request, as a message's `request`. */
 function nativeOf(native: unknown): object | undefined {
@@ -85,9 +70,9 @@ export function reportAnswer(
   version: SoapVersion,
   xop?: { readonly attachments: number; readonly attachmentBytes: number },
 ): void {
-  const fault = faults.get(response);
+  const fault = response.fault;
   if (fault !== undefined) {
-    soapChannel.publish({
+    publishDecision(soapChannel, {
       request: nativeOf(native),
       decision: "fault",
       operation: operation?.name,
@@ -97,8 +82,8 @@ export function reportAnswer(
     return;
   }
   if (operation === undefined || response.status >= 300) return;
-  const sent = packages.get(response);
-  soapChannel.publish({
+  const sent = response.attachments;
+  publishDecision(soapChannel, {
     request: nativeOf(native),
     decision: "operation",
     operation: operation.name,
@@ -107,12 +92,4 @@ export function reportAnswer(
     ...(xop !== undefined && { attachments: { count: xop.attachments, bytes: xop.attachmentBytes } }),
     ...(sent !== undefined && { responseAttachments: sent }),
   });
-}
-
-/** The attachments of answers sent as XOP packages, for {@link reportAnswer}. */
-const packages = new WeakMap<SoapResponse, { readonly count: number; readonly bytes: number }>();
-
-/** Records that `response` is an XOP package of `count` attachments of `bytes` octets in all. */
-export function notePackage(response: SoapResponse, count: number, bytes: number): void {
-  packages.set(response, { count, bytes });
 }

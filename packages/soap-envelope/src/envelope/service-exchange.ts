@@ -16,7 +16,7 @@ import {
 } from "../xml/reader.js";
 import { EncodingStyleError } from "../xsd/errors.js";
 import { SchemaValidationError, schemaComponents } from "../xsd/schema.js";
-import { notePackage, reportAnswer, soapChannel } from "./diagnostics.js";
+import { reportAnswer, soapChannel } from "./diagnostics.js";
 import {
   checkEnvelopeBody,
   checkEnvelopeHead,
@@ -341,8 +341,8 @@ function encodeResult(
         status: 200,
         headers: { "Content-Type": sent.contentType },
         body: sent.body,
+        attachments: { count: sent.attachments, bytes: sent.attachmentBytes },
       };
-      if (soapChannel.hasSubscribers) notePackage(response, sent.attachments, sent.attachmentBytes);
       return response;
     }
     return { status: 200, headers: { "Content-Type": contentType }, body: optimized.text };

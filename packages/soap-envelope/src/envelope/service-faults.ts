@@ -1,7 +1,6 @@
 import { HttpError, isHttpError } from "@svc/errors";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
 import { shown, XmlError } from "../xml/reader.js";
-import { carryFault, noteFault, soapChannel } from "./diagnostics.js";
 import { type HeaderBlock, Soap11EnvelopeError } from "./envelope.js";
 import {
   fault11ToXml,
@@ -49,8 +48,8 @@ export function versionMismatch(config: ServiceConfig, version: SoapVersion): So
       status: 500,
       headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
       body: soap11VersionMismatchXml(config.upgrade, supports),
+      fault: { code: "VersionMismatch", version: "1.1" },
     };
-    if (soapChannel.hasSubscribers) noteFault(response, "VersionMismatch", "1.1");
     return response;
   }
   return faultResponse(
@@ -183,7 +182,7 @@ export function faultResponse(
           ),
         };
   // The step that holds the request publishes it (`svc:soap`), with this fault's code.
-  if (soapChannel.hasSubscribers) noteFault(response, faultCodeOf(fault, version), version);
+  response.fault = { code: faultCodeOf(fault, version), version };
   return response;
 }
 
@@ -221,10 +220,7 @@ export function errorResponse(
 
 /** A refusal before (all of) the body was read: the transport discards the rest. */
 export function refuse(config: ServiceConfig, err: HttpError, version: SoapVersion): SoapResponse {
-  const answered = errorResponse(config, err, version);
-  const response = { ...answered, unreadBody: true };
-  if (soapChannel.hasSubscribers) carryFault(answered, response);
-  return response;
+  return { ...errorResponse(config, err, version), unreadBody: true };
 }
 
 /**

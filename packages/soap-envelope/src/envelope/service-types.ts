@@ -295,6 +295,16 @@ export interface SoapResponse {
    * the response's `Vary` (RFC 9110 §12.5.5) rather than replace one set in front.
    */
   vary?: readonly string[];
+  /**
+   * For a fault: its code as the wire names it (`Sender`, `Client`, `wsse:FailedCheck`, ...) and
+   * the SOAP version it is answered in, as `svc:soap` reports it; absent for any other answer.
+   */
+  fault?: { readonly code: string; readonly version: SoapVersion };
+  /**
+   * For an answer sent as an XOP package (the `mtom` option's `respond`): the parts it took out of
+   * the envelope and their octets; absent for a plain envelope.
+   */
+  attachments?: { readonly count: number; readonly bytes: number };
 }
 
 /** A compiled SOAP service (1.2, 1.1 or both): the contract plus a request processor. */
