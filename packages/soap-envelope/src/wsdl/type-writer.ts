@@ -9,6 +9,7 @@ import {
   type LongRepresentation,
   type SimpleType,
   TYPE_NAMES,
+  VALUE_FACETS,
   XS_NS,
 } from "../xsd/model.js";
 import { type CompiledSchema, schemaComponents } from "../xsd/schema.js";
@@ -390,17 +391,7 @@ function describeSimple(type: SimpleType): string {
         ? `union of ${(type.memberTypes ?? []).map((m) => m.name).join(", ")}`
         : `xs:${type.base}`,
   ];
-  for (const key of [
-    "length",
-    "minLength",
-    "maxLength",
-    "minInclusive",
-    "maxInclusive",
-    "minExclusive",
-    "maxExclusive",
-    "totalDigits",
-    "fractionDigits",
-  ] as const) {
+  for (const key of VALUE_FACETS) {
     if (f[key] !== undefined) parts.push(`${key} ${f[key]}`);
   }
   for (const step of f.patterns) parts.push(`pattern ${step.map((p) => p.source).join(" | ")}`);

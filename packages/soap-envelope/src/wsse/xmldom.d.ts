@@ -1,33 +1,12 @@
 // What this package uses of @xmldom/xmldom, typed here: the package's own declarations pull in
 // TypeScript's "dom" library (`/// <reference lib="dom" />`), which would give every file of this
 // package the browser's globals (its `fetch` and `BodyInit` in place of Node's). tsconfig's
-// "paths" maps the module to this file, for xml-crypto's declarations too.
+// "paths" maps the module to this file, for xml-crypto's declarations too. The nodes are
+// src/wsse/dom.ts's, which the sources import, so they compile without that path too.
 
-export interface Node {
-  readonly nodeType: number;
-  readonly parentNode: Node | null;
-  readonly firstChild: Node | null;
-  readonly nextSibling: Node | null;
-  cloneNode(deep: boolean): Node;
-}
+import type { Document } from "./dom.js";
 
-export interface Attr {
-  readonly prefix: string | null;
-  readonly localName: string;
-  readonly namespaceURI: string | null;
-  readonly value: string;
-}
-
-export interface Element extends Node {
-  readonly namespaceURI: string | null;
-  readonly localName: string;
-  readonly attributes: { readonly length: number; item(index: number): Attr | null };
-  getAttribute(name: string): string | null;
-}
-
-export interface Document extends Node {
-  readonly documentElement: Element | null;
-}
+export type { Attr, Document, Element, Node } from "./dom.js";
 
 export interface ErrorHandler {
   warning?: (message: string) => void;

@@ -16,6 +16,16 @@ const WSDL_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targ
   <xs:attribute name="arrayType" type="xs:string"/>
 </xs:schema>`;
 
+/** Content of any elements, each validated where a declaration of its name is known (`lax`). */
+const ANY_ELEMENTS =
+  '<xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>';
+
+/** Both encodings' `Struct`: any elements, and the encoding's `commonAttributes` (`tns:`). */
+const STRUCT = `<xs:complexType name="Struct">
+    ${ANY_ELEMENTS}
+    <xs:attributeGroup ref="tns:commonAttributes"/>
+  </xs:complexType>`;
+
 /**
  * SOAP 1.2 Part 2 §3.1: the encoding's attributes (`enc:id`, `enc:ref`, `enc:itemType`,
  * `enc:arraySize`, `enc:nodeType`), its `Array` and `Struct`, and its simple types as SOAP 1.1's
@@ -36,14 +46,11 @@ const SOAP12_ENC_SCHEMA =
     <xs:anyAttribute namespace="##other" processContents="lax"/>
   </xs:attributeGroup>
   <xs:complexType name="Array">
-    <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
+    ${ANY_ELEMENTS}
     <xs:attribute ref="tns:arraySize"/><xs:attribute ref="tns:itemType"/>
     <xs:attributeGroup ref="tns:commonAttributes"/>
   </xs:complexType>
-  <xs:complexType name="Struct">
-    <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
-    <xs:attributeGroup ref="tns:commonAttributes"/>
-  </xs:complexType>
+  ${STRUCT}
   ${simpleTypes()}
 </xs:schema>`;
 
@@ -128,13 +135,10 @@ const SOAP_ENC_SCHEMA =
     <xs:attribute ref="tns:arrayType"/><xs:attribute ref="tns:offset"/>
   </xs:attributeGroup>
   <xs:complexType name="Array">
-    <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
+    ${ANY_ELEMENTS}
     <xs:attributeGroup ref="tns:arrayAttributes"/><xs:attributeGroup ref="tns:commonAttributes"/>
   </xs:complexType>
-  <xs:complexType name="Struct">
-    <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
-    <xs:attributeGroup ref="tns:commonAttributes"/>
-  </xs:complexType>
+  ${STRUCT}
   ${simpleTypes()}
 </xs:schema>`;
 

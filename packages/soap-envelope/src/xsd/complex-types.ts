@@ -12,7 +12,7 @@ import {
   xsChildren,
 } from "./components.js";
 import { SchemaCompileError } from "./errors.js";
-import type { ComplexType, GroupParticle } from "./model.js";
+import { type ComplexType, type GroupParticle, VALUE_FACETS } from "./model.js";
 import { groupRef, modelGroup } from "./model-groups.js";
 
 // Complex type definitions (Part 1 §3.4): a content model and attribute uses of their own, or a
@@ -20,21 +20,7 @@ import { groupRef, modelGroup } from "./model-groups.js";
 // (xsd/derivations.ts).
 
 /** The facets a simpleContent restriction may hold besides attributes (Part 2 §4.3). */
-const FACETS = new Set([
-  "simpleType",
-  "enumeration",
-  "pattern",
-  "length",
-  "minLength",
-  "maxLength",
-  "minInclusive",
-  "maxInclusive",
-  "minExclusive",
-  "maxExclusive",
-  "totalDigits",
-  "fractionDigits",
-  "whiteSpace",
-]);
+const FACETS = new Set<string>(["simpleType", "enumeration", "pattern", ...VALUE_FACETS, "whiteSpace"]);
 
 /**
  * An `xs:complexType` definition, filled into `type`: a named type's object exists before it is

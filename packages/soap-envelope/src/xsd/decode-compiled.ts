@@ -3,7 +3,7 @@ import { shown, type XmlElement } from "../xml/reader.js";
 import { XML_NON_WHITESPACE } from "../xml/space.js";
 import { BUILTIN_INFO } from "./builtins.js";
 import { decodeElement, matchGroup } from "./decode.js";
-import { decodeSimple, describeNs } from "./decode-simple.js";
+import { decodeSimple, describeNs, missingElement } from "./decode-simple.js";
 import { SchemaValidationError } from "./errors.js";
 import { canonicalInteger, collapseFast, enumerationLiteral, lexicalCheck } from "./lexical.js";
 import {
@@ -13,6 +13,7 @@ import {
   emptiable,
   type GroupParticle,
   type LongRepresentation,
+  PerDeclaration,
   type SimpleType,
 } from "./model.js";
 
@@ -26,17 +27,13 @@ import {
 export type ElementDecoder = (element: XmlElement, path: string) => unknown;
 
 /** The compiled decoders of one schema (its `longAs`), filled as declarations are first used. */
-export class Decoders {
-  private readonly cache = new Map<ElementDecl, ElementDecoder>();
-  constructor(readonly longAs: LongRepresentation) {}
+export class Decoders extends PerDeclaration<ElementDecoder> {
+  constructor(readonly longAs: LongRepresentation) {
+    super();
+  }
 
-  for(decl: ElementDecl): ElementDecoder {
-    let decoder = this.cache.get(decl);
-    if (decoder === undefined) {
-      decoder = compileDecoder(decl, this);
-      this.cache.set(decl, decoder);
-    }
-    return decoder;
+  protected compile(decl: ElementDecl): ElementDecoder {
+    return compileDecoder(decl, this);
   }
 }
 
@@ -149,13 +146,7 @@ function particleDecoder(p: ElementParticle, decoders: Decoders): ParticleStep {
       i++;
       count++;
     }
-    if (count < min) {
-      const found = children[i];
-      throw new SchemaValidationError(
-        path,
-        `expected element ${localName}${describeNs(namespace)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
-      );
-    }
+    if (count < min) throw missingElement(path, `element ${localName}${describeNs(namespace)}`, children[i]);
     if (many && count === 0 && out[localName] === undefined) out[localName] = [];
     return i;
   };

@@ -115,6 +115,19 @@ export function describeNs(ns: string): string {
   return ns ? ` {${shown(ns)}}` : "";
 }
 
+/**
+ * The error for content that ends, or goes on with another element, before a particle's
+ * minOccurs are met (Part 1 §3.9.4): the `expected` element and the one `found` in its place.
+ */
+export function missingElement(
+  path: string,
+  expected: string,
+  found: XmlElement | undefined,
+): SchemaValidationError {
+  const instead = found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : "";
+  return new SchemaValidationError(path, `expected ${expected}${instead}`);
+}
+
 export const XSI_PREFIX = `{${XSI_NS}}`;
 
 /**

@@ -8,6 +8,7 @@ import {
   decodeSimple,
   describeNs,
   knownAttributes,
+  missingElement,
   SOAP_ENCODING_STYLE,
   SOAP_IGNORED,
   valueText,
@@ -194,13 +195,8 @@ function matchParticle(p: Particle, m: ContentMatch, i: number): number {
     i++;
     count++;
   }
-  if (count < p.min) {
-    const found = children[i];
-    throw new SchemaValidationError(
-      path,
-      `expected element ${p.decl.localName}${describeNs(p.decl.namespace)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
-    );
-  }
+  if (count < p.min)
+    throw missingElement(path, `element ${p.decl.localName}${describeNs(p.decl.namespace)}`, children[i]);
   if (p.many && count === 0 && out[p.decl.localName] === undefined) out[p.decl.localName] = [];
   return i;
 }
@@ -224,13 +220,7 @@ function matchAny(p: AnyParticle, m: ContentMatch, i: number): number {
     i++;
     count++;
   }
-  if (count < p.min) {
-    const found = children[i];
-    throw new SchemaValidationError(
-      path,
-      `expected an element of ${describeWildcard(p.wildcard)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
-    );
-  }
+  if (count < p.min) throw missingElement(path, `an element of ${describeWildcard(p.wildcard)}`, children[i]);
   return i;
 }
 

@@ -11,7 +11,7 @@ import {
 } from "./encode-simple.js";
 import { SchemaValidationError } from "./errors.js";
 import { checkXmlChars, lexicalCheck } from "./lexical.js";
-import type { ElementDecl, ElementParticle } from "./model.js";
+import { type ElementDecl, type ElementParticle, PerDeclaration } from "./model.js";
 
 // Compiled encoders: encodeElement specialised once per element declaration (its tags written
 // out, its simple types' conversions and checks chosen), writing and failing exactly as
@@ -22,16 +22,9 @@ import type { ElementDecl, ElementParticle } from "./model.js";
 export type ElementEncoder = (value: unknown, parentNs: string, path: string) => string;
 
 /** The compiled encoders of one schema, filled as declarations are first used. */
-export class Encoders {
-  private readonly cache = new Map<ElementDecl, ElementEncoder>();
-
-  for(decl: ElementDecl): ElementEncoder {
-    let encoder = this.cache.get(decl);
-    if (encoder === undefined) {
-      encoder = compileEncoder(decl, this);
-      this.cache.set(decl, encoder);
-    }
-    return encoder;
+export class Encoders extends PerDeclaration<ElementEncoder> {
+  protected compile(decl: ElementDecl): ElementEncoder {
+    return compileEncoder(decl, this);
   }
 }
 

@@ -78,6 +78,22 @@ export interface Facets {
   fractionDigits?: number;
 }
 
+/**
+ * The facets of {@link Facets} that hold one value (Part 2 §4.3.1-§4.3.3, §4.3.7-§4.3.12): all
+ * but `enumeration`, `pattern` and `whiteSpace`.
+ */
+export const VALUE_FACETS = [
+  "length",
+  "minLength",
+  "maxLength",
+  "minInclusive",
+  "maxInclusive",
+  "minExclusive",
+  "maxExclusive",
+  "totalDigits",
+  "fractionDigits",
+] as const satisfies readonly (keyof Facets)[];
+
 export interface SimpleType {
   kind: "simple";
   name: string;
@@ -115,6 +131,25 @@ export interface ElementDecl {
   block?: { extension: boolean; restriction: boolean };
   /** Part 1 §3.3.2 {value constraint}: the value of an empty element, and whether it is fixed. */
   valueConstraint?: { value: string; fixed: boolean };
+}
+
+/**
+ * What is compiled once for each element declaration (a decoder, an encoder), as declarations are
+ * first used: `compile` says how.
+ */
+export abstract class PerDeclaration<T> {
+  private readonly cache = new Map<ElementDecl, T>();
+
+  protected abstract compile(decl: ElementDecl): T;
+
+  for(decl: ElementDecl): T {
+    let compiled = this.cache.get(decl);
+    if (compiled === undefined) {
+      compiled = this.compile(decl);
+      this.cache.set(decl, compiled);
+    }
+    return compiled;
+  }
 }
 
 export interface ElementParticle {
