@@ -1,9 +1,10 @@
 import type { Duplex } from "node:stream";
 import { fieldValue, HttpError, isToken, reasonPhrase } from "@svc/kernel";
-import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { clockTime } from "./clock.js";
 import { errorsChannel, publishRecord } from "./diagnostics.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
+import { checkLogger, checkNow, refusedErrorOption } from "./options.js";
 import { buildErrorRecord } from "./record.js";
 
 /** Options of {@link clientErrorHandler}. */
@@ -226,28 +227,13 @@ function appFields(
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
  */
 export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErrorListener {
-  checkOptionNames("errors", options, ["headers", "logger", "now"], "clientErrorHandler");
+  const name = "clientErrorHandler";
+  checkOptionNames("errors", options, ["headers", "logger", "now"], name);
   if (options.headers !== undefined && typeof options.headers !== "function") {
-    throw refusedOption(
-      "errors",
-      "headers",
-      options.headers,
-      "a function (socket) => [name, value] pairs",
-      "clientErrorHandler: headers",
-    );
+    throw refusedErrorOption(name, "headers", options.headers, "a function (socket) => [name, value] pairs");
   }
-  if (options.now !== undefined && typeof options.now !== "function") {
-    throw refusedOption("errors", "now", options.now, "a function () => Date", "clientErrorHandler: now");
-  }
-  if (options.logger !== undefined && typeof options.logger?.error !== "function") {
-    throw refusedOption(
-      "errors",
-      "logger",
-      options.logger,
-      "an object with an error(obj, msg) method",
-      "clientErrorHandler: logger",
-    );
-  }
+  checkNow(options.now, name);
+  checkLogger(options.logger, name);
   const extraHeaders = options.headers;
   const logger = options.logger ?? fallbackLogger;
   const now = options.now ?? (() => new Date());

@@ -27,15 +27,7 @@ import type {
   HTTPMethods,
 } from "fastify";
 
-export {
-  type DefaultErrorFormat,
-  type ErrorLogger,
-  type ErrorMapper,
-  type ErrorOptions,
-  type Logger,
-  methodNotAllowedError,
-  notFoundError,
-} from "@svc/errors";
+export * from "./adapter-exports.js";
 
 /** Options of {@link errorPlugin}: see `ErrorOptions`; `correlationId` reads `(request, reply)`. */
 export type ErrorPluginOptions = ErrorOptions<[request: FastifyRequest, reply: FastifyReply]>;

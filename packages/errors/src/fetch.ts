@@ -29,16 +29,8 @@ import {
   toResponse,
 } from "@svc/kernel/fetch";
 
-export {
-  type DefaultErrorFormat,
-  type ErrorLogger,
-  type ErrorMapper,
-  type ErrorOptions,
-  type Logger,
-  malformedBody,
-  methodNotAllowedError,
-  notFoundError,
-} from "@svc/errors";
+export { malformedBody } from "@svc/errors";
+export * from "./adapter-exports.js";
 
 /** Options of the Fetch adapters: see `ErrorOptions`; `correlationId` reads the `Request`. */
 export type FetchErrorOptions = ErrorOptions<[request: Request]>;

@@ -14,15 +14,7 @@ import {
   nodeErrorWriter,
 } from "./respond.js";
 
-export {
-  type DefaultErrorFormat,
-  type ErrorLogger,
-  type ErrorMapper,
-  type ErrorOptions,
-  type Logger,
-  methodNotAllowedError,
-  notFoundError,
-} from "@svc/errors";
+export * from "./adapter-exports.js";
 export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export type { ErrorHandlerOptions, ErrorRequest } from "./respond.js";
 

@@ -1,5 +1,5 @@
 import { type HttpError, isChallengeList, type UnreadBodyBounds, type UnreadBodyOptions } from "@svc/kernel";
-import { checkOptionNames, refusedOption, resolveUnreadBody } from "@svc/kernel/internal";
+import { checkOptionNames, type OptionError, refusedOption, resolveUnreadBody } from "@svc/kernel/internal";
 import type { DefaultErrorFormat } from "./error-format.js";
 import type { Logger } from "./logger.js";
 import { type ErrorRenderer, rendererList } from "./renderer.js";
@@ -152,6 +152,31 @@ function mapperList(mapError: unknown): readonly ErrorMapper[] | undefined {
 }
 
 /**
+ * The `TypeError` for the option `option` of the adapter `adapter` (code `ERR_SVC_ERRORS_<OPTION>`):
+ * it got `given` and accepts `accepted`.
+ */
+export function refusedErrorOption(
+  adapter: string,
+  option: string,
+  given: unknown,
+  accepted: string,
+): OptionError {
+  return refusedOption("errors", option, given, accepted, `${adapter}: ${option}`);
+}
+
+/** Checks an adapter's `logger` option: an object with an `error(obj, msg)` method, or none. */
+export function checkLogger(logger: unknown, adapter: string): void {
+  if (logger !== undefined && typeof (logger as Partial<Logger> | null)?.error !== "function")
+    throw refusedErrorOption(adapter, "logger", logger, "an object with an error(obj, msg) method");
+}
+
+/** Checks an adapter's `now` option: a function returning the current `Date`, or none. */
+export function checkNow(now: unknown, adapter: string): void {
+  if (now !== undefined && typeof now !== "function")
+    throw refusedErrorOption(adapter, "now", now, "a function () => Date");
+}
+
+/**
  * Checks an error adapter's options once, at construction (a `TypeError` with code
  * `ERR_SVC_ERRORS_<OPTION>` naming what it got and what it accepts; an unknown name with a "did
  * you mean"), and resolves them for `errorValue`. `name` is the adapter's, for the message.
@@ -165,76 +190,50 @@ export function errorConfig<Args extends unknown[] = unknown[]>(
 ): ErrorConfig<Args> {
   checkOptionNames("errors", options, ERROR_OPTIONS, name);
   const { logger, problemTypeBase, correlationId, now, wwwAuthenticate } = options;
-  if (logger !== undefined && typeof logger?.error !== "function") {
-    throw refusedOption(
-      "errors",
-      "logger",
-      logger,
-      "an object with an error(obj, msg) method",
-      `${name}: logger`,
-    );
-  }
+  checkLogger(logger, name);
   if (
     problemTypeBase !== undefined &&
     (typeof problemTypeBase !== "string" || !URL.canParse(problemTypeBase))
   ) {
-    throw refusedOption(
-      "errors",
-      "problemTypeBase",
-      problemTypeBase,
-      "an absolute URI",
-      `${name}: problemTypeBase`,
-    );
+    throw refusedErrorOption(name, "problemTypeBase", problemTypeBase, "an absolute URI");
   }
   if (correlationId !== undefined && typeof correlationId !== "function") {
-    throw refusedOption(
-      "errors",
+    throw refusedErrorOption(
+      name,
       "correlationId",
       correlationId,
       "a function (req, res) => string | undefined",
-      `${name}: correlationId`,
     );
   }
-  if (now !== undefined && typeof now !== "function") {
-    throw refusedOption("errors", "now", now, "a function () => Date", `${name}: now`);
-  }
+  checkNow(now, name);
   if (wwwAuthenticate !== undefined && !isChallengeList(wwwAuthenticate)) {
-    throw refusedOption(
-      "errors",
+    throw refusedErrorOption(
+      name,
       "wwwAuthenticate",
       wwwAuthenticate,
       'one or more challenges (RFC 9110 §11.6.1, `Bearer realm="api"`, `Basic realm="api", charset="UTF-8"`)',
-      `${name}: wwwAuthenticate`,
     );
   }
   const { defaultFormat = "record", mapError } = options;
   if (!DEFAULT_FORMATS.includes(defaultFormat)) {
-    throw refusedOption(
-      "errors",
-      "defaultFormat",
-      defaultFormat,
-      '"record" or "problem"',
-      `${name}: defaultFormat`,
-    );
+    throw refusedErrorOption(name, "defaultFormat", defaultFormat, '"record" or "problem"');
   }
   const mappers = mapperList(mapError);
   if (mappers === undefined) {
-    throw refusedOption(
-      "errors",
+    throw refusedErrorOption(
+      name,
       "mapError",
       mapError,
       "a function (err) => HttpError | undefined, or a non-empty list of them",
-      `${name}: mapError`,
     );
   }
   const renderers = rendererList(options.renderers);
   if (renderers === undefined) {
-    throw refusedOption(
-      "errors",
+    throw refusedErrorOption(
+      name,
       "renderers",
       options.renderers,
       "a renderer { name, render(error, request) }, or a list of them",
-      `${name}: renderers`,
     );
   }
   const unreadBody = resolveUnreadBody("errors", options.unreadBody, name);
