@@ -53,6 +53,28 @@ export const presetOptions = {
 export default defineConfig(presetOptions);
 
 /**
+ * The main entry and one entry per framework, each importing the library by its name (each
+ * package's README, "Frameworks"): a package's `entry`, with any entries of its own after them.
+ */
+export const frameworkEntries = [
+  "src/index.ts",
+  "src/express.ts",
+  "src/node.ts",
+  "src/fastify.ts",
+  "src/fetch.ts",
+];
+
+/**
+ * The options of a second build, run after the preset's: the CommonJS scripts of `entry` again,
+ * with `esmOnly` (dependencies published as ES modules only) bundled in, for the loaders that
+ * cannot `require` an ES module (Jest's CommonJS runtime). No declarations and no cleaning: the
+ * first build made both.
+ */
+export function commonJsWith(entry: string[], esmOnly: string[]): Options {
+  return { ...presetOptions, entry, format: ["cjs"], dts: false, clean: false, noExternal: esmOnly };
+}
+
+/**
  * Makes the ES module of the entry `name` (`dist/<name>.js`, as the preset built it) a wrapper of
  * its CommonJS build (`dist/<name>.cjs`): it re-exports the names the ES build exported, from the
  * CommonJS module. Called from `onSuccess`, once both formats are written.

@@ -1,14 +1,7 @@
 import { defineConfig } from "tsup";
-import { presetOptions } from "../../tooling/tsup-preset.js";
+import { commonJsWith } from "../../tooling/tsup-preset.js";
 import { entry } from "./tsup.config.js";
 
 // The CommonJS scripts again, over the ordinary build's, with url-template (an ES module only) bundled
-// in (tsup.config.ts says why). No declarations and no cleaning: the ordinary build made both.
-export default defineConfig({
-  ...presetOptions,
-  entry,
-  format: ["cjs"],
-  dts: false,
-  clean: false,
-  noExternal: ["url-template"],
-});
+// in (tsup.config.ts says why).
+export default defineConfig(commonJsWith(entry, ["url-template"]));
