@@ -42,6 +42,17 @@ await app.close();
     right: "{}",
     fix: "Pass an object of steps (`representations`, `coding`, `validators`, `versioning`), or nothing at all.",
   }),
+  ERR_SVC_KERNEL_REQUEST_PROPERTIES: option({
+    raiser: "`expressAdapter()` of `@svc/kernel/express`",
+    name: "requestProperties",
+    accepted: "true or false",
+    imports: `${pipeline}\nimport { expressAdapter } from "@svc/kernel/express";`,
+    call: (v) =>
+      `// The handlers written against 0.1 still read req.apiVersion.\nexport const svc = expressAdapter(createPipeline(), { requestProperties: ${v} });`,
+    wrong: "JSON.parse('\"true\"')",
+    right: "true",
+    fix: "Give `requestProperties` `true` (also write `req.apiVersion` and `req.apiVersionPrefix`, for handlers written against 0.1 and 0.2) or `false`, the default; handlers read the version with `requestState(req).version` of `@svc/kernel`.",
+  }),
   ERR_SVC_KERNEL_UNKNOWN_OPTION: {
     raiser: "`createPipeline()` of `@svc/kernel`",
     when: "construction",

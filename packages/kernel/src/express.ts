@@ -14,6 +14,7 @@ import {
 import type { NextFunction } from "./async-route.js";
 import type { TrustHop } from "./forwarded.js";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
+import { checkOptionNames, refusedOption } from "./option-error.js";
 import { type RequestSlot, requestSlot } from "./request-slot.js";
 import type { ApiVersion } from "./steps.js";
 import { writeValue } from "./write.js";
@@ -21,15 +22,41 @@ import { writeValue } from "./write.js";
 export { asyncRoute, type NextFunction } from "./async-route.js";
 export { type ChainedHandler, chain } from "./chain.js";
 
+declare global {
+  // Express declares its request type in this global namespace; these are what `prepare` writes
+  // under `expressAdapter(pipeline, { requestProperties: true })`, typed in every Express handler
+  // without this package depending on @types/express.
+  namespace Express {
+    interface Request {
+      /**
+       * The API version the pipeline's versioning step resolved, written under the adapter's
+       * `requestProperties` compatibility option; read `requestState(req).version` of `@svc/kernel`.
+       */
+      apiVersion?: ApiVersion | undefined;
+      /**
+       * The `/v<N>` prefix stripped from the path, or `""`, written under the adapter's
+       * `requestProperties` compatibility option; read `routeOf(req).versionPrefix` of `@svc/kernel`.
+       */
+      apiVersionPrefix?: string | undefined;
+    }
+  }
+}
+
 /** The parts of an Express (4 or 5) request the adapter reads and sets. */
 export interface PipelineIncoming extends IncomingMessage {
   /** Express: the whole request-target, kept when a prefix is stripped for routing. */
   originalUrl?: string;
   /** Express: the path as routed. */
   path?: string;
-  /** The API version the pipeline's versioning step resolved. */
+  /**
+   * The API version the pipeline's versioning step resolved, written under
+   * {@link ExpressAdapterOptions.requestProperties}; `requestState(req).version` reads it always.
+   */
   apiVersion?: ApiVersion | undefined;
-  /** The `/v<N>` prefix stripped from the path, or `""`. */
+  /**
+   * The `/v<N>` prefix stripped from the path, or `""`, written under
+   * {@link ExpressAdapterOptions.requestProperties}; `routeOf(req).versionPrefix` reads it always.
+   */
   apiVersionPrefix?: string | undefined;
   /** A body parser's result, read by idempotency's fingerprint. */
   body?: unknown;
@@ -114,9 +141,15 @@ function slotOf(pipeline: Pipeline): RequestSlot<Prepared> {
 
 /**
  * Prepares `req` (version, preflight), setting the version's fields on the response, the
- * refusal's included; the refusal is in the result.
+ * refusal's included; the refusal is in the result. The decision is in the request's exchange;
+ * `properties` also writes it on `req` (`req.apiVersion`, `req.apiVersionPrefix`).
  */
-function prepareRequest(pipeline: Pipeline, req: PipelineIncoming, res: ServerResponse): Prepared {
+function prepareRequest(
+  pipeline: Pipeline,
+  req: PipelineIncoming,
+  res: ServerResponse,
+  properties: boolean,
+): Prepared {
   expressView(req);
   const target = req.url ?? "/";
   const result = pipeline.prepare(pipelineRequest(req, res), target);
@@ -124,10 +157,44 @@ function prepareRequest(pipeline: Pipeline, req: PipelineIncoming, res: ServerRe
   if (version !== undefined) {
     setPassage(res, version);
     if (version.target !== target) req.url = version.target;
-    req.apiVersion = version.version;
-    req.apiVersionPrefix = version.prefix;
+    if (properties) {
+      req.apiVersion = version.version;
+      req.apiVersionPrefix = version.prefix;
+    }
   }
   return result;
+}
+
+/** The options of {@link expressAdapter}. */
+export interface ExpressAdapterOptions {
+  /**
+   * A compatibility option for applications written against 0.1 and 0.2: also write the version
+   * `prepare` decided on Express's request, as `req.apiVersion` and `req.apiVersionPrefix`.
+   * Handlers read it through `requestState(req).version` and `routeOf(req).versionPrefix` of
+   * `@svc/kernel`, on every framework, and no package reads these properties.
+   * @default false
+   */
+  requestProperties?: boolean;
+}
+
+const EXPRESS_ADAPTER_OPTIONS = Object.keys({ requestProperties: 0 } satisfies Record<
+  keyof ExpressAdapterOptions,
+  0
+>);
+
+/** Whether `options` asks for the request properties; a refused option throws its coded `TypeError`. */
+function requestPropertiesOf(options: ExpressAdapterOptions | undefined): boolean {
+  checkOptionNames("kernel", options, EXPRESS_ADAPTER_OPTIONS, "expressAdapter");
+  const properties = options?.requestProperties ?? false;
+  if (typeof properties !== "boolean")
+    throw refusedOption(
+      "kernel",
+      "requestProperties",
+      properties,
+      "true or false",
+      "expressAdapter: requestProperties",
+    );
+  return properties;
 }
 
 /** What an Express handler under the pipeline is given beside its request. */
@@ -140,7 +207,7 @@ export type ExpressHandler<Req extends IncomingMessage = IncomingMessage> = (
 export interface ExpressPipeline {
   /**
    * The middleware for what is decided before routing: the request's version (a `/v<N>` prefix
-   * stripped, so that routes are mounted once; `req.apiVersion`), and the 406 when no content
+   * stripped, so that routes are mounted once; `requestState(req).version`), and the 406 when no content
    * coding is acceptable. Mount it in front of the
    * routes; it is required when the pipeline versions requests by path (a handler alone reads a
    * version from headers, not from a path Express has already routed). Mounted more than once
@@ -171,14 +238,17 @@ export interface ExpressPipeline {
 
 /**
  * The Express adapter of a pipeline: its `prepare` middleware, its route `handle`r and its write
- * `preconditions`, all reading the same per-request decisions.
+ * `preconditions`, all reading the same per-request decisions. The version decided is read with
+ * `requestState(req).version` of `@svc/kernel`; `{ requestProperties: true }` also writes it on
+ * `req`, as 0.1 and 0.2 did.
  *
  * @example
  * const svc = expressAdapter(createPipeline({ representations: representations([json, xml]) }));
  * app.use(svc.prepare);
  * app.get("/employees/:id", svc.handle(async (req) => employees.get(req.params.id)));
  */
-export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
+export function expressAdapter(pipeline: Pipeline, options?: ExpressAdapterOptions): ExpressPipeline {
+  const properties = requestPropertiesOf(options);
   const slot = slotOf(pipeline);
   /**
    * The request's preparation by this pipeline, if any: in its exchange (one field read), or, for
@@ -194,7 +264,7 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
     const exchange = exchangeOf(req);
     const ready = preparedIn(exchange, req);
     if (ready !== undefined) return ready;
-    const prepared = prepareRequest(pipeline, req as PipelineIncoming, res);
+    const prepared = prepareRequest(pipeline, req as PipelineIncoming, res, properties);
     if (exchange.preparedBy === undefined) {
       exchange.preparedBy = pipeline;
       exchange.prepared = prepared;

@@ -614,7 +614,7 @@ function fieldsByVersion(config: VersioningConfig): {
  *
  * @example
  * const svc = expressAdapter(createPipeline({ versioning: versions({ versions: [1, 2], defaultVersion: 2 }) }));
- * app.use(svc.prepare); // /v1/employees is routed as /employees, req.apiVersion 1
+ * app.use(svc.prepare); // /v1/employees is routed as /employees, requestState(req).version 1
  * @see https://www.rfc-editor.org/rfc/rfc9745
  */
 export function versions(options: ApiVersioningOptions): Versioner {

@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { HttpError } from "@svc/errors";
 import { errorHandler, notFound } from "@svc/errors/express";
-import { createPipeline, reply } from "@svc/kernel";
+import { createPipeline, reply, requestState } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { json, type Representation, representations } from "@svc/negotiate";
 import { at, listen, listenOn, simulatedProxy } from "@svc/test-utils";
@@ -50,13 +50,13 @@ function service(options: ApiVersioningOptions) {
     "/employees",
     versioned<express.Request, express.Response>({
       1: svc.handle(() => ({ v: 1 })),
-      2: svc.handle((req: express.Request) => ({ v: 2, apiVersion: req.apiVersion })),
+      2: svc.handle((req: express.Request) => ({ v: 2, apiVersion: requestState(req).version })),
     }),
   );
   app.get(
     "/version",
     svc.handle((req: express.Request) => ({
-      v: req.apiVersion ?? null,
+      v: requestState(req).version ?? null,
       url: req.url,
       originalUrl: req.originalUrl,
     })),
@@ -77,20 +77,20 @@ function service(options: ApiVersioningOptions) {
     "/problem",
     svc.handle(() => reply.bytes(JSON.stringify({ title: "t" }), "application/problem+json; charset=utf-8")),
   );
-  // Routes outside the pipeline: prepare() has set req.apiVersion, and nothing negotiates their
+  // Routes outside the pipeline: prepare() has recorded the version, and nothing negotiates their
   // JSON (the decision on a request whose Accept takes no JSON).
   app.get("/plain", (req, res) => {
-    res.json({ v: req.apiVersion ?? null });
+    res.json({ v: requestState(req).version ?? null });
   });
   app.get("/health", (req, res) => {
-    res.json({ ok: true, v: req.apiVersion ?? null });
+    res.json({ ok: true, v: requestState(req).version ?? null });
   });
   app.post("/health", (req, res) => {
-    res.json({ ok: true, v: req.apiVersion ?? null });
+    res.json({ ok: true, v: requestState(req).version ?? null });
   });
   app.patch(
     "/employees/7",
-    svc.handle((req: express.Request) => ({ v: req.apiVersion ?? null })),
+    svc.handle((req: express.Request) => ({ v: requestState(req).version ?? null })),
   );
   app.get(
     "/boom",
@@ -582,7 +582,7 @@ describe("a vendor Content-Type whose parameters are malformed (RFC 9110 §8.3.1
     pipelined(app, base);
     app.use(express.json({ type: "application/*+json" }));
     app.patch("/employees/7", (req, res) => {
-      res.json({ v: req.apiVersion ?? null, body: (req.body as unknown) ?? null });
+      res.json({ v: requestState(req).version ?? null, body: (req.body as unknown) ?? null });
     });
     app.use(notFound());
     app.use(errorHandler({ logger: quiet }));
@@ -754,7 +754,7 @@ describe("oversized Accept values", () => {
     const gc = runInNewContext("gc") as () => void;
     const app = express();
     pipelined(app, { versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } });
-    app.get("/version", (req, res) => void res.json({ v: req.apiVersion ?? null }));
+    app.get("/version", (req, res) => void res.json({ v: requestState(req).version ?? null }));
     const s = await listenOn(createServer({ maxHeaderSize: 1 << 20 }, app));
     servers.push(s);
     const send = (accept: string) =>
@@ -895,7 +895,10 @@ describe("neutral paths compared as the router compares them", () => {
     const app = express();
     if (settings.caseSensitive !== undefined) app.set("case sensitive routing", settings.caseSensitive);
     pipelined(app, { versions: [1, 2], required: true, neutral: ["/health", "/Status"], ...options });
-    app.get("/health", (req, res) => void res.json({ route: "/health", v: req.apiVersion ?? null }));
+    app.get(
+      "/health",
+      (req, res) => void res.json({ route: "/health", v: requestState(req).version ?? null }),
+    );
     app.get("/status", (_req, res) => void res.json({ route: "/status" }));
     app.use(notFound());
     app.use(errorHandler({ logger: quiet }));

@@ -1,8 +1,8 @@
 /**
  * `@svc/versioning` on Express 4 and 5. The version is decided by `expressAdapter(pipeline).prepare`
- * of `@svc/kernel/express` (with `versions()` as the pipeline's `versioning` step), which sets
- * `req.apiVersion` and `req.apiVersionPrefix` and records the decision in the request's exchange;
- * these read it.
+ * of `@svc/kernel/express` (with `versions()` as the pipeline's `versioning` step), which records
+ * the decision in the request's exchange (`requestState(req).version` of `@svc/kernel`); these
+ * read it there.
  *
  * @packageDocumentation
  */

@@ -1,18 +1,4 @@
-import { type ApiVersion, exchangeOf } from "@svc/kernel";
-
-declare global {
-  // Express declares its request type in this global namespace; this adds what the pipeline's
-  // Express adapter (`expressAdapter(...).prepare` of @svc/kernel) shows the application's
-  // handlers from `versions()`. The packages read the decision from the request's exchange.
-  namespace Express {
-    interface Request {
-      /** The API version @svc/versioning resolved for this request. */
-      apiVersion?: ApiVersion | undefined;
-      /** The `/v<N>` prefix stripped from the path, or `""`; see `versionedPath`. */
-      apiVersionPrefix?: string | undefined;
-    }
-  }
-}
+import { exchangeIfAny } from "@svc/kernel";
 
 /**
  * Puts the request's `/v<N>` prefix back in front of a path, so links in a response to
@@ -20,8 +6,8 @@ declare global {
  * type strategy the path is returned unchanged (the version lives outside the URL). Compose it with
  * `hrefFor` of @svc/hal. Takes a request the pipeline's `prepare` has seen, on any framework
  * (Express's `req`, Fastify's `request`, Hono's `c.req` or a Fetch `Request`: the decision is in
- * its exchange, `exchangeOf(req).version` of `@svc/kernel`), or a decision's `prefix` as
- * `{ apiVersionPrefix }`.
+ * its exchange, read as `routeOf(req).versionPrefix` of `@svc/kernel`), or a decision's `prefix`
+ * as `{ apiVersionPrefix }` (an object no pipeline has prepared).
  *
  * @example hrefFor(req, versionedPath(req, `/employees/${id}`)) // ".../v2/employees/7" for /v2 requests
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
@@ -30,7 +16,7 @@ export function versionedPath(req: object, path: string): string {
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new TypeError(`versionedPath: path must start with "/", got ${String(path)}`);
   }
-  const decided = exchangeOf(req).version;
+  const decided = exchangeIfAny(req)?.version;
   const prefix =
     decided === undefined ? (req as { apiVersionPrefix?: unknown }).apiVersionPrefix : decided.prefix;
   return typeof prefix === "string" ? `${prefix}${path}` : path;

@@ -2,7 +2,7 @@
 // its time zone, or refused at construction.
 
 import { errorHandler, notFound } from "@svc/errors/express";
-import { createPipeline } from "@svc/kernel";
+import { createPipeline, requestState } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
@@ -20,7 +20,7 @@ async function served(policy: DeprecationPolicy): Promise<Response> {
   app.use(svc.prepare);
   app.get(
     "/employees",
-    svc.handle((req: express.Request) => ({ v: req.apiVersion })),
+    svc.handle((req: express.Request) => ({ v: requestState(req).version })),
   );
   app.use(notFound());
   app.use(errorHandler({ logger: { error() {} } }));
