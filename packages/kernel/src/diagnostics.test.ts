@@ -3,7 +3,6 @@ import * as nodeDiagnostics from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import {
   decisionChannel,
-  diagnosticChannel,
   diagnosticsOver,
   type NodeDiagnostics,
   publishDecision,
@@ -111,7 +110,7 @@ describe("the runtime's channels", () => {
     const heard: unknown[] = [];
     const listener = (message: unknown) => heard.push(message);
     nodeDiagnostics.subscribe(name, listener);
-    diagnosticChannel<{ decision: string }>(name).publish({ decision: "replayed" });
+    publishDecision(decisionChannel<{ decision: "replayed" }>(name), { decision: "replayed" });
     nodeDiagnostics.unsubscribe(name, listener);
     const other = `svc:test:${randomUUID()}`;
     subscribeDiagnostics(other, listener);

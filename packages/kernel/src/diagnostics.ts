@@ -288,16 +288,6 @@ export function publishDecision<D extends DecisionMessage>(
 }
 
 /**
- * The channel named `name`, with `publish`: for a subscriber's tests, to publish what a package
- * would. A package publishes its decisions with {@link publishDecision} on a
- * {@link decisionChannel}.
- *
- * @example
- * diagnosticChannel("svc:ratelimit").publish({ request: {}, decision: "limited", policy: "p" });
- */
-export const diagnosticChannel: Diagnostics["diagnosticChannel"] = runtimeDiagnostics.diagnosticChannel;
-
-/**
  * The tracing channels named after `name`: `node:diagnostics_channel`'s `tracingChannel` where
  * the runtime has it, else the same five channels of this module, published in the same order.
  *

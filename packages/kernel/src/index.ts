@@ -9,6 +9,7 @@ export {
   type RouteOptions,
 } from "./core.js";
 export {
+  type DecisionChannel,
   type DecisionMessage,
   type DiagnosticChannel,
   type DiagnosticListener,

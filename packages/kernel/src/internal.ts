@@ -20,7 +20,6 @@ export { buildResponse, isCodedBody } from "./coded-response.js";
 export {
   type DecisionChannel,
   decisionChannel,
-  diagnosticChannel,
   type LiteralDecisions,
   publishDecision,
   tracedCall,

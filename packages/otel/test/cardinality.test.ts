@@ -1,9 +1,9 @@
 // The README's promise, "each attribute takes its values from a bounded set", against messages
 // whose every member is a new string: what a package that published a client's spelling would send.
 import { randomUUID } from "node:crypto";
+import { channel as nodeChannel } from "node:diagnostics_channel";
 import type { AttributeValue } from "@opentelemetry/api";
 import { type DataPoint, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-import { diagnosticChannel } from "@svc/kernel/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instrumentSvc, type SvcInstrumentation } from "../src/index.js";
 
@@ -154,7 +154,7 @@ describe("instrumentSvc: each attribute takes its values from a bounded set", ()
     "%s: 3,000 messages of new strings → each attribute at most its listed values or 33, then _OTHER",
     async (metric, channel, decisions, lists) => {
       for (let i = 0; i < 3000; i++)
-        diagnosticChannel(channel).publish(madeUp(decisions[i % decisions.length] as string));
+        nodeChannel(channel).publish(madeUp(decisions[i % decisions.length] as string));
       const { resourceMetrics } = await reader.collect();
       const found = resourceMetrics.scopeMetrics
         .flatMap((scope) => scope.metrics)
@@ -193,7 +193,7 @@ describe("instrumentSvc: past 1,999 points, whatever the sets multiply to", () =
         for (const strategy of ["path", "query", "header", "custom", "media-type", "default", "made-up"])
           for (const deprecated of [true, false, "made-up"])
             for (const sunset of [true, false, "made-up"]) {
-              diagnosticChannel("svc:versioning").publish({
+              nodeChannel("svc:versioning").publish({
                 request: {},
                 decision: "chosen",
                 version: String(version),
@@ -225,7 +225,7 @@ describe("instrumentSvc: a member that is no string, number or boolean", () => {
     const ratelimit = instrumentSvc({ meterProvider: own, packages: ["ratelimit"] });
     try {
       for (const policy of [{ name: "gold" }, ["gold", "silver"]])
-        diagnosticChannel("svc:ratelimit").publish({
+        nodeChannel("svc:ratelimit").publish({
           request: {},
           decision: "allowed",
           policy,

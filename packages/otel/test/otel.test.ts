@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { channel as nodeChannel } from "node:diagnostics_channel";
 import { type Attributes, context, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { type DataPoint, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
@@ -7,7 +8,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
+import { tracedCall } from "@svc/kernel/internal";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { instrumentSvc, type SvcInstrumentation } from "../src/index.js";
 
@@ -53,7 +54,7 @@ async function points(name: string): Promise<{ attributes: Attributes; value: un
 function publishInSpan(channel: string, message: object) {
   const request = { id: randomUUID() };
   tracer.startActiveSpan("GET /employees", { kind: SpanKind.SERVER }, (span) => {
-    diagnosticChannel(channel).publish({ request, ...message });
+    nodeChannel(channel).publish({ request, ...message });
     span.end();
   });
   const server = spans.getFinishedSpans().find((s) => s.name === "GET /employees");
@@ -253,7 +254,7 @@ describe("instrumentSvc with the OpenTelemetry SDK: a decision → a counter poi
     const before = (await points("svc.idempotency.requests")).find(
       (p) => p.attributes["svc.idempotency.result"] === "claimed",
     );
-    diagnosticChannel("svc:idempotency").publish({ request: {}, decision: "claimed", scope: "u:bob" });
+    nodeChannel("svc:idempotency").publish({ request: {}, decision: "claimed", scope: "u:bob" });
     const after = (await points("svc.idempotency.requests")).find(
       (p) => p.attributes["svc.idempotency.result"] === "claimed",
     );
@@ -264,7 +265,7 @@ describe("instrumentSvc with the OpenTelemetry SDK: a decision → a counter poi
 
 describe("instrumentSvc: what a client wrote is never an attribute's value", () => {
   it("2,100 versions the API does not have (8,000 digits each) → one point, svc.api.version unsupported; version 2 keeps its own", async () => {
-    const channel = diagnosticChannel("svc:versioning");
+    const channel = nodeChannel("svc:versioning");
     // An older @svc/versioning also said the version as the client wrote it (`requested`).
     for (let i = 0; i < 2100; i++)
       channel.publish({
@@ -297,7 +298,7 @@ describe("instrumentSvc: what a client wrote is never an attribute's value", () 
   });
 
   it("Authorization: Xyz123 refused → svc.authentication.scheme _OTHER; Bearer → bearer", async () => {
-    const channel = diagnosticChannel("svc:auth");
+    const channel = nodeChannel("svc:auth");
     for (const scheme of ["xyz123", "a".repeat(8000), "bearer"])
       channel.publish({ request: {}, decision: "refused", scheme, reason: "malformed" });
     const schemes = (await points("svc.authentication.attempts"))
@@ -397,10 +398,10 @@ describe("instrumentSvc: options and disable()", () => {
     const reader2 = new TestReader();
     const provider = new MeterProvider({ readers: [reader2] });
     const only = instrumentSvc({ meterProvider: provider, tracerProvider, packages: ["auth"] });
-    diagnosticChannel("svc:auth").publish({ decision: "anonymous" });
-    diagnosticChannel("svc:ratelimit").publish({ decision: "limited", policy: "p" });
+    nodeChannel("svc:auth").publish({ decision: "anonymous" });
+    nodeChannel("svc:ratelimit").publish({ decision: "limited", policy: "p" });
     only.disable();
-    diagnosticChannel("svc:auth").publish({ decision: "anonymous" });
+    nodeChannel("svc:auth").publish({ decision: "anonymous" });
     const names = (await reader2.collect()).resourceMetrics.scopeMetrics
       .flatMap((s) => s.metrics)
       .filter((m) => m.dataPoints.length > 0)
