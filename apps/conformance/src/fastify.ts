@@ -2,6 +2,7 @@ import { auth, requireScopes } from "@svc/auth/fastify";
 import { errorPlugin, fastifyErrorHandler } from "@svc/errors/fastify";
 import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
+import { requestState } from "@svc/kernel";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { crossOrigin, parseBody } from "@svc/negotiate/fastify";
 import { rateLimit, rateLimitHook } from "@svc/ratelimit/fastify";
@@ -60,7 +61,7 @@ export async function fastifyApp(): Promise<FastifyInstance> {
   );
   app.post(
     "/employees",
-    svc.handle((request) => service.create(request.body, request.auth?.principal?.id)),
+    svc.handle((request) => service.create(request.body, requestState(request).principal?.id)),
   );
   app.get(
     "/employees/:id",
@@ -76,12 +77,16 @@ export async function fastifyApp(): Promise<FastifyInstance> {
   );
   app.post(
     "/orders",
-    svc.handle((request) => service.order(request.body, request.auth?.principal?.id), keys),
+    svc.handle((request) => service.order(request.body, requestState(request).principal?.id), keys),
   );
   app.get(
     "/me",
     { onRequest: [rateLimitHook(PRINCIPAL_LIMIT), requireScopes(READ_SCOPE)] },
-    svc.handle((request) => service.me(request.auth?.principal)),
+    svc.handle((request) => service.me(requestState(request).principal)),
+  );
+  app.get(
+    "/whoami",
+    svc.handle((request) => service.whoami(requestState(request))),
   );
   return app;
 }

@@ -3,6 +3,7 @@ import { allowedMethods, notFoundHandler, onError } from "@svc/errors/fetch";
 import { compileTrust } from "@svc/hal";
 import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/fetch";
 import { idempotency } from "@svc/idempotency/fetch";
+import { recordRouteTemplate, requestState } from "@svc/kernel";
 import { fetchAdapter, honoConnection } from "@svc/kernel/fetch";
 import { crossOrigin, parseBody } from "@svc/negotiate/fetch";
 import { rateLimit } from "@svc/ratelimit/fetch";
@@ -23,6 +24,7 @@ import {
   READ_SCOPE,
   SOAP_PATH,
   TRUST,
+  WHOAMI_METHODS,
 } from "./service.js";
 import { ERRORS } from "./soap-service.js";
 
@@ -50,7 +52,7 @@ export function honoComposition(
   const route = { idempotency: idempotency(service.idempotencyOptions) };
   const readBody = parseBody(BODY);
   const endpoint = soap?.(trustProxy);
-  const by = (c: Context<Env>) => c.get("auth")?.principal?.id;
+  const by = (c: Context<Env>) => requestState(c.req.raw).principal?.id;
   const self = (c: Context<Env>) =>
     hrefFor(c.req.raw, versionedPath(c, `/employees/${c.req.param("id")}`), {
       info: honoConnection(c),
@@ -97,9 +99,15 @@ export function honoComposition(
   });
   app.all("/orders", allowedMethods(ORDER_METHODS));
   app.get("/me", rateLimit({ ...PRINCIPAL_LIMIT, trustProxy: TRUST }), requireScopes(READ_SCOPE), (c) =>
-    svc.respond(c.req.raw, () => service.me(c.get("auth")?.principal)),
+    svc.respond(c.req.raw, () => service.me(requestState(c.req.raw).principal)),
   );
   app.all("/me", allowedMethods(ME_METHODS));
+  app.get("/whoami", (c) => {
+    // Hono keeps the matched route's template on its own request (`c.req.routePath`).
+    recordRouteTemplate(c.req.raw, c.req.routePath);
+    return svc.respond(c.req.raw, () => service.whoami(requestState(c.req.raw)));
+  });
+  app.all("/whoami", allowedMethods(WHOAMI_METHODS));
   // With the endpoint, a refusal in front of it (429, 401) is a fault there (`soapFaults`).
   const errors = endpoint === undefined ? { wwwAuthenticate: ERRORS.wwwAuthenticate } : ERRORS;
   app.notFound(notFoundHandler(errors));

@@ -4,7 +4,7 @@ import { errorResponder, methodNotAllowedError, notFoundError } from "@svc/error
 import { compileTrust } from "@svc/hal";
 import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/node";
 import { idempotency } from "@svc/idempotency/node";
-import { HttpError } from "@svc/kernel";
+import { HttpError, recordRouteTemplate, requestState } from "@svc/kernel";
 import { nodeAdapter } from "@svc/kernel/node";
 import { crossOrigin, parseBody } from "@svc/negotiate/node";
 import { rateLimit } from "@svc/ratelimit/node";
@@ -25,6 +25,7 @@ import {
   READ_SCOPE,
   SOAP_PATH,
   TRUST,
+  WHOAMI_METHODS,
 } from "./service.js";
 import { soapOptions } from "./soap.js";
 import { ERRORS } from "./soap-service.js";
@@ -69,7 +70,7 @@ export function nodeApp(): RequestListener {
     await checkHost(req, res);
     const context = await auth(req);
     if (await soap(req, res)) return;
-    const by = context.principal?.id;
+    const by = requestState(req).principal?.id;
     const target = req.url ?? "/";
     const query = target.includes("?") ? target.slice(target.indexOf("?") + 1) : "";
     const { path } = ready;
@@ -106,7 +107,13 @@ export function nodeApp(): RequestListener {
       if (req.method !== "GET" && req.method !== "HEAD") return allowed(req, res, ME_METHODS);
       await limitPrincipal(req, res);
       await canRead(context, req);
-      return svc.respond(req, res, () => service.me(context.principal));
+      return svc.respond(req, res, () => service.me(requestState(req).principal));
+    }
+    if (path === "/whoami") {
+      if (req.method !== "GET" && req.method !== "HEAD") return allowed(req, res, WHOAMI_METHODS);
+      // This dispatch is the router: it tells the kernel which route it matched.
+      recordRouteTemplate(req, "/whoami");
+      return svc.respond(req, res, () => service.whoami(requestState(req)));
     }
     throw notFoundError(req);
   };

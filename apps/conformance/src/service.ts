@@ -2,7 +2,7 @@ import { type AuthenticateOptions, createPasswordHasher } from "@svc/auth";
 import { validators } from "@svc/conditional";
 import { hal, halJson, isPage, pageItems, pageModel, parsePageRequest, type QueryInput } from "@svc/hal";
 import { MemoryStore } from "@svc/idempotency";
-import { type ApiVersion, createPipeline, HttpError, reply } from "@svc/kernel";
+import { type ApiVersion, createPipeline, HttpError, type RequestState, reply } from "@svc/kernel";
 import { compression, csv, json, type Representation, representations, xml } from "@svc/negotiate";
 import { versions } from "@svc/versioning";
 
@@ -46,6 +46,7 @@ export const COLLECTION_METHODS = ["GET", "HEAD", "POST"];
 export const ITEM_METHODS = ["GET", "HEAD", "PUT"];
 export const ORDER_METHODS = ["POST"];
 export const ME_METHODS = ["GET", "HEAD"];
+export const WHOAMI_METHODS = ["GET", "HEAD"];
 
 /**
  * The public key tenant A's Bearer tokens are verified with (ES256, as a JWK): an issuer's `key`,
@@ -207,6 +208,21 @@ export function createService() {
     /** `GET /me`, behind `requireScopes(READ_SCOPE)`: who, and which issuer vouches for them. */
     me(principal: { id: string; issuer?: string | undefined } | undefined) {
       return { id: principal?.id ?? null, issuer: principal?.issuer ?? null };
+    },
+
+    /**
+     * `GET /whoami`: what the packages decided about the request, as its handler reads it on every
+     * framework (`requestState(request)` of `@svc/kernel`): the principal's key, the version, the
+     * route as routed and its template.
+     */
+    whoami(state: RequestState) {
+      const { principalKey, version, route } = state;
+      return {
+        principalKey: principalKey ?? null,
+        version: version ?? null,
+        path: route.path,
+        template: route.template ?? null,
+      };
     },
   };
 }
