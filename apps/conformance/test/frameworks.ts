@@ -34,6 +34,11 @@ function onRuntime(runtime: string): Framework & { skipped?: string } {
 const ALL: readonly (Framework & { skipped?: string })[] = [
   { name: "express5", start: () => listenOn(createServer(expressApp(express))) },
   { name: "express4", start: () => listenOn(createServer(expressApp(express4))) },
+  // Express's default routing, which folds case and a trailing slash: the rows of other spellings.
+  {
+    name: "express5-folding",
+    start: () => listenOn(createServer(expressApp(express, { folding: true }))),
+  },
   { name: "fastify", start: () => fastifyApp().then(async (app) => fastifyListening(app)) },
   { name: "node", start: () => listenOn(createServer(nodeApp())) },
   { name: "hono", start: () => listenOn(createAdaptorServer({ fetch: honoApp() }) as Server) },

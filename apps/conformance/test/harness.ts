@@ -13,6 +13,8 @@ export interface Request {
 /** A response as read off the socket: nothing decoded. */
 export interface Response {
   status: number;
+  /** The reason phrase of the status line, as sent (not compared: servers word it their own way). */
+  reason: string;
   /** Fields by lower-case name, repeated lines joined with ", ", without `Date`. */
   headers: Record<string, string>;
   body: Buffer;
@@ -21,10 +23,12 @@ export interface Response {
 /**
  * One row: requests sent first (`before`), then the request, which may be built from what the
  * `before` requests received (an `ETag` to send back). `status` is what every framework answers;
- * `expect` checks the first framework's response further (a field, the body). Each row gets a
- * client address of its own (`X-Forwarded-For` from a trusted loopback proxy) unless it sends
- * the field itself, so the per-client rate limit of the composition counts the row's own
- * requests only.
+ * `expect` checks each framework's response further (a field, the body, the reason phrase), but
+ * on the frameworks EXCEPTIONS.md lists for the row. `answers` is a listed framework's own
+ * answer, checked there: its status (EXCEPTIONS.md lists it as differing in `status`) and what
+ * else it must hold. Each row gets a client address of its own (`X-Forwarded-For` from a trusted
+ * loopback proxy) unless it sends the field itself, so the per-client rate limit of the
+ * composition counts the row's own requests only.
  */
 export interface Row {
   name: string;
@@ -32,6 +36,7 @@ export interface Row {
   request: Request | ((before: readonly Response[]) => Request);
   status: number;
   expect?: (response: Response) => void;
+  answers?: Readonly<Record<string, { status: number; expect?: (response: Response) => void }>>;
 }
 
 /** Sends `request` to `url` (`http://127.0.0.1:<port>`) with `client` as its forwarded address. */
@@ -73,7 +78,12 @@ export function send(url: string, request: Request, client: string): Promise<Res
             const value = res.rawHeaders[i + 1] as string;
             headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
           }
-          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+          resolve({
+            status: res.statusCode ?? 0,
+            reason: res.statusMessage ?? "",
+            headers,
+            body: Buffer.concat(chunks),
+          });
         });
         res.on("error", reject);
       },
