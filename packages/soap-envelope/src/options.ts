@@ -52,16 +52,28 @@ export function checkLongAs(value: unknown, option: string, label?: string): voi
   }
 }
 
+/** The `typeof` each named member of a value must have, for {@link hasMembers}. */
+export type MemberTypes = Readonly<Record<string, "string" | "function">>;
+
+/** The members {@link hasMembers} found, typed. */
+export type WithMembers<T extends MemberTypes> = {
+  [K in keyof T]: T[K] extends "string" ? string : (...args: never[]) => unknown;
+};
+
+/**
+ * Whether `value` is an object (not `null`) whose members named in `types` have those `typeof`s,
+ * read in that order: the shape of an option or an argument, checked before its members are used.
+ */
+export function hasMembers<const T extends MemberTypes>(value: unknown, types: T): value is WithMembers<T> {
+  if (typeof value !== "object" || value === null) return false;
+  for (const name in types) if (typeof (value as Record<string, unknown>)[name] !== types[name]) return false;
+  return true;
+}
+
 /** A logger: an object with an `error(obj, msg)` method (pino fits). */
 export function checkLogger(value: unknown, option = "logger", label?: string): void {
-  if (value === undefined) return;
-  if (
-    typeof value !== "object" ||
-    value === null ||
-    typeof (value as { error?: unknown }).error !== "function"
-  ) {
+  if (value !== undefined && !hasMembers(value, { error: "function" }))
     throw optionError(option, value, "an object with an error(obj, msg) method", label);
-  }
 }
 
 /** An absolute URI: a scheme, then `:` (RFC 3986 §3.1). */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Coder, Fields, PipelineRequest, ResponseValue } from "@svc/kernel";
 import type { SoapResponse } from "../envelope/service.js";
-import { optionError } from "../options.js";
+import { hasMembers, optionError } from "../options.js";
 import { utf8Bytes } from "../xml/bytes.js";
 import { targetPath } from "./request-target.js";
 
@@ -19,17 +19,9 @@ export interface CodedRequest {
 /** The `coding` option: a step of the kernel's `Coder` shape, or nothing. */
 export function checkCoder(coding: unknown): Coder | undefined {
   if (coding === undefined) return undefined;
-  const step = coding as Partial<Coder> | null;
-  if (
-    typeof step !== "object" ||
-    step === null ||
-    typeof step.preflight !== "function" ||
-    typeof step.choose !== "function" ||
-    typeof step.encode !== "function"
-  ) {
+  if (!hasMembers(coding, { preflight: "function", choose: "function", encode: "function" }))
     throw optionError("coding", coding, "a content coding step: compression() of @svc/negotiate");
-  }
-  return step as Coder;
+  return coding as Coder;
 }
 
 /** The request as the kernel's steps read it. */

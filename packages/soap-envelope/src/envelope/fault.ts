@@ -1,5 +1,5 @@
 import { escapeXml, WSSE_NS, WSU_NS } from "@svc/errors";
-import { optionError } from "../options.js";
+import { hasMembers, optionError } from "../options.js";
 
 /** The SOAP 1.2 envelope namespace. */
 export const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
@@ -156,19 +156,15 @@ function checkReasons(reason: unknown): FaultReasonText[] {
   // BCP 47 §2.1.1): "en-GB" and "EN-gb" are one language.
   const langs = new Set<string>();
   return reason.map((item: unknown) => {
-    const r = item as Partial<FaultReasonText> | null;
     if (
-      typeof r !== "object" ||
-      r === null ||
-      typeof r.lang !== "string" ||
-      typeof r.text !== "string" ||
-      !LANGUAGE.test(r.lang) ||
-      langs.has(r.lang.toLowerCase())
+      !hasMembers(item, { lang: "string", text: "string" }) ||
+      !LANGUAGE.test(item.lang) ||
+      langs.has(item.lang.toLowerCase())
     ) {
       throw faultInitError("fault_reason", item, accepted);
     }
-    langs.add(r.lang.toLowerCase());
-    return { lang: r.lang, text: r.text };
+    langs.add(item.lang.toLowerCase());
+    return { lang: item.lang, text: item.text };
   });
 }
 
@@ -183,17 +179,9 @@ function checkSubcodes(subcode: unknown): (string | QName)[] {
       if (!NCNAME.test(toQName(item, "").localName)) throw faultInitError("fault_subcode", item, accepted);
       return item;
     }
-    const q = item as Partial<QName> | null;
-    if (
-      typeof q !== "object" ||
-      q === null ||
-      typeof q.namespace !== "string" ||
-      typeof q.localName !== "string" ||
-      !NCNAME.test(q.localName)
-    ) {
+    if (!hasMembers(item, { namespace: "string", localName: "string" }) || !NCNAME.test(item.localName))
       throw faultInitError("fault_subcode", item, accepted);
-    }
-    return { namespace: q.namespace, localName: q.localName };
+    return { namespace: item.namespace, localName: item.localName };
   });
 }
 
