@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pinoRedaction } from "@svc/auth";
-import { exchangeIfAny } from "@svc/kernel";
+import { requestState } from "@svc/kernel";
 import type { Express, NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import type { Telemetry } from "./telemetry.js";
@@ -220,7 +220,7 @@ export function accessLines(
         responseTime: Math.round(performance.now() - (req[START] ?? 0)),
         remoteAddress: req.socket?.remoteAddress,
         userAgent: clipped(req.headers["user-agent"], MAX_LOGGED_AGENT),
-        principal: exchangeIfAny(req)?.authentication?.principal?.id,
+        principal: requestState(req).principal?.id,
         decisions: telemetry?.decisionsOf(req)?.join(" "),
         traceId: telemetry?.traceOf(req),
       },

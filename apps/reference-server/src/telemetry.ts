@@ -24,7 +24,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import {
   type DecisionMessage,
-  exchangeIfAny,
+  requestState,
   routeOf,
   subscribeDiagnostics,
   unsubscribeDiagnostics,
@@ -187,7 +187,7 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
       return serializer.serialize(resourceMetrics);
     },
     decisionsOf: (request) => decisions.get(carrier(request)),
-    principalOf: (request) => exchangeIfAny(request)?.authentication?.principal?.id,
+    principalOf: (request) => requestState(request).principal?.id,
     traced(handler) {
       return (req, res) => {
         // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
