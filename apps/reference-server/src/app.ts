@@ -2,6 +2,7 @@ import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
 import { compileTrust } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/express";
 import { idempotency } from "@svc/idempotency/express";
+import { requestState } from "@svc/kernel";
 import { chain } from "@svc/kernel/express";
 import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
@@ -237,7 +238,7 @@ function opsRouter(parts: AppParts): express.Router {
     limiter,
     signedIn(),
     body,
-    svc.handle((req: Request) => token(req.principal)),
+    svc.handle((req: Request) => token(requestState(req).principal)),
   );
   // Every operational path answers OPTIONS with its methods and any other method (TRACE, DELETE)
   // with 405 and Allow, like the resource API (RFC 9110 §9.3.7, §15.5.6), not 404.

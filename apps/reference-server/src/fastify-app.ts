@@ -1,5 +1,4 @@
 import { type IncomingMessage, METHODS, type Server, type ServerResponse } from "node:http";
-import type { Principal } from "@svc/auth";
 import { auth, authorize } from "@svc/auth/fastify";
 import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/errors/fastify";
 import { externalFacts } from "@svc/hal";
@@ -12,6 +11,7 @@ import {
   HttpError,
   malformedEscape,
   type RouteOptions,
+  requestState,
   targetPath,
 } from "@svc/kernel";
 import {
@@ -25,7 +25,6 @@ import { bodyReader, closesConnection } from "@svc/negotiate";
 import { crossOrigin } from "@svc/negotiate/fastify";
 import { rateLimitGate } from "@svc/ratelimit";
 import { soap } from "@svc/soap-envelope/fastify";
-import { routedPrefix } from "@svc/versioning";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -181,8 +180,6 @@ export function createFastifyApp(
   });
   for (const method of METHODS_ROUTED)
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
-  app.decorateRequest("principal", null);
-  app.decorateRequest("rateLimit", null);
   app.setErrorHandler((err, request, reply) => errors(fromDatabaseError(err), request, reply));
   app.addHook("onRequest", everyRequest.onRequest);
   // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
@@ -282,19 +279,6 @@ function rootSteps(config: Config, deps: AppDeps) {
 function versionFields(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   const version = exchangeIfAny(request.raw)?.version;
   if (version !== undefined) setReplyPassage(reply, version);
-  done();
-}
-
-/**
- * After authentication (which sets `request.principal`): the principal on the raw request too,
- * where the routes shared with the Express app read it (`req.principal`, `req.ip`, with the client
- * address Fastify resolved behind the trusted proxies).
- */
-function principalStep(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
-  const principal = request.principal ?? undefined;
-  const raw = request.raw as IncomingMessage & { principal?: Principal | undefined; ip?: string | undefined };
-  raw.principal = principal;
-  raw.ip = request.ip;
   done();
 }
 
@@ -400,7 +384,7 @@ function viewRoute(
   options: RouteOptions | undefined,
 ): RouteHandlerMethod {
   const run = svc.handle((request: FastifyRequest, context: HandlerContext) => {
-    return handle(fastifyView(request, (request as Replying)[REPLY], svc, trust, context), context);
+    return handle(fastifyView(request, (request as Replying)[REPLY], svc, trust), context);
   }, options);
   return function viewHandler(this: FastifyInstance, request, reply) {
     (request as Replying)[REPLY] = reply;
@@ -422,7 +406,6 @@ function fastifyView(
   reply: FastifyReply,
   svc: FastifyPipeline,
   trust: ReturnType<typeof compileTrust>,
-  context: HandlerContext,
 ): RequestView {
   let href: Href | undefined;
   return {
@@ -432,15 +415,14 @@ function fastifyView(
     body: request.body,
     headers: request.headers,
     originalUrl: request.originalUrl,
-    principal: request.principal ?? undefined,
-    apiVersion: context.version,
+    state: requestState(request),
     hrefs() {
       if (href === undefined) {
         const facts = externalFacts(request.raw, { trustProxy: trust });
         // The origin first: reading it is what records the forwarded fields it depended on.
         const origin = facts.origin;
         if (!reply.sent) setReplyPassage(reply, { vary: facts.vary });
-        href = linksOn(origin, routedPrefix(targetPath(request.originalUrl), targetPath(request.url)));
+        href = linksOn(origin, requestState(request).route.versionPrefix);
       }
       return href;
     },
@@ -515,7 +497,6 @@ function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, lim
     for (const [path, allow] of OPS_METHODS) methodRoutes(ops, path, allow, undefined, undefined);
     await ops.register(async (token) => {
       await token.register(auth, basicOnlyOptions(security));
-      token.addHook("onRequest", principalStep);
       token.addHook("onRequest", limiter);
       const issue = issueToken(security);
       token.route({
@@ -524,7 +505,7 @@ function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, lim
         // 401 with the Basic challenge when the request has no principal.
         preParsing: authorize(() => true),
         config: { body: true },
-        handler: svc.handle((request: FastifyRequest) => issue(request.principal ?? undefined)),
+        handler: svc.handle((request: FastifyRequest) => issue(requestState(request).principal)),
       });
     });
   };
@@ -546,7 +527,6 @@ function apiContext(
 ) {
   return async (api: FastifyInstance) => {
     await api.register(auth, authenticationOptions(security));
-    api.addHook("onRequest", principalStep);
     api.addHook("onRequest", limiter);
     // The decisions' refusal behind the rate limit: a made-up version is a request the limiter
     // counts and refuses like any other, not a free 404 (OWASP API4:2023).

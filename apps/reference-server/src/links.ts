@@ -1,6 +1,5 @@
 import { externalFacts } from "@svc/hal/express";
-import { appendVary } from "@svc/kernel";
-import { versionedPath } from "@svc/versioning";
+import { appendVary, requestState } from "@svc/kernel";
 import type { Request } from "express";
 import type { Href, RequestView } from "./view.js";
 
@@ -20,17 +19,23 @@ export function hrefs(req: RequestView): Href {
   return req.hrefs();
 }
 
-/** {@link hrefs} from the external origin and the `/v<N>` prefix the request was routed under. */
-export function linksOn(origin: string, prefix: string | undefined): Href {
-  const versioned = { apiVersionPrefix: prefix };
-  return (path) => (path === "" ? origin : `${origin}${versionedPath(versioned, path)}`);
+/**
+ * {@link hrefs} from the external origin and the `/v<N>` prefix the request was routed under
+ * (`requestState(req).route.versionPrefix` of @svc/kernel; `""` for none).
+ */
+export function linksOn(origin: string, prefix: string): Href {
+  return (path) => {
+    if (path === "") return origin;
+    if (!path.startsWith("/")) throw new TypeError(`href: path must start with "/", got ${path}`);
+    return `${origin}${prefix}${path}`;
+  };
 }
 
-/** {@link hrefs} of an Express request: its app's `trust proxy`, its `apiVersionPrefix`. */
+/** {@link hrefs} of an Express request: its app's `trust proxy`, the version prefix it was routed under. */
 export function expressHrefs(req: Request): Href {
   const facts = externalFacts(req);
   // The origin first: reading it is what records the forwarded fields it depended on.
   const origin = facts.origin;
   if (facts.vary.length > 0 && !req.res?.headersSent && req.res) appendVary(req.res, ...facts.vary);
-  return linksOn(origin, req.apiVersionPrefix);
+  return linksOn(origin, requestState(req).route.versionPrefix);
 }

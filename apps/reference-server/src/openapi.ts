@@ -683,7 +683,7 @@ function writesOf(r: CrudResource): ReadonlyArray<"POST" | "PUT" | "PATCH" | "DE
 
 /** The request schema a resource validates writes with (the one for version 1 requests). */
 function inputOf(r: CrudResource): z.ZodObject | undefined {
-  if (r.input) return r.input({ req: {} } as Ctx);
+  if (r.input) return r.input({ req: { state: { version: 1 } } } as Ctx);
   if (r.path === "/orders") return REQUEST_SCHEMAS.OrderInput;
   if (r.path === "/payments") return REQUEST_SCHEMAS.PaymentInput;
   if (r.path === "/transfers") return REQUEST_SCHEMAS.TransferInput;

@@ -3,10 +3,10 @@ import { createReadStream, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { challenge, type Principal } from "@svc/auth";
+import { challenge } from "@svc/auth";
 import { HttpError } from "@svc/errors";
 import {
-  principalKey,
+  type Principal,
   type Reply,
   type ReplyInit,
   type RouteOptions,
@@ -271,7 +271,7 @@ export function opsRoutes(security: Security, deps: AppDeps, listed: CrudResourc
 
 /**
  * `POST /auth/token`'s answer, behind Basic authentication, the rate limit and the body: a token
- * for the principal.
+ * for the principal (`requestState(req).principal`, with the roles and scopes @svc/auth recorded).
  */
 export function issueToken(security: Security): (principal: Principal | undefined) => Promise<Reply> {
   return async (principal) => {
@@ -362,10 +362,5 @@ export function mountResourceApi(
   for (const resource of collections) mountCrud(routes, db, resource, keys);
   mountOrderDocuments(routes, db);
   // One cart per principal key: the id qualified by its issuer (@svc/kernel), as every package keys.
-  mountCart(
-    routes,
-    db,
-    (req) => (req.principal === undefined ? "anonymous" : principalKey(req.principal)),
-    keys,
-  );
+  mountCart(routes, db, (req) => req.state.principalKey ?? "anonymous", keys);
 }

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Principal } from "@svc/auth";
-import type { ApiVersion, HandlerContext, RouteOptions } from "@svc/kernel";
+import type { HandlerContext, RequestState, RouteOptions } from "@svc/kernel";
 
 /** Builds absolute hrefs from the URL the client used (proxy-aware through @svc/hal, see links.ts). */
 export type Href = (path: string) => string;
@@ -22,10 +21,12 @@ export interface RequestView {
   readonly headers: IncomingHttpHeaders;
   /** The request target as the client sent it, a `/v<N>` prefix included. */
   readonly originalUrl: string;
-  /** Who made the request, as authentication left it. */
-  readonly principal: Principal | undefined;
-  /** The API version the request selected (spec part 9); `undefined` on neutral routes. */
-  readonly apiVersion: ApiVersion | undefined;
+  /**
+   * What the @svc packages decided about the request (`requestState` of @svc/kernel): its
+   * principal and principal key, the API version it selected (spec part 9; `undefined` on neutral
+   * routes), its route and rate limit.
+   */
+  readonly state: RequestState;
   /**
    * Links on the origin the client used, under the `/v<N>` prefix it named (links.ts). Made on the
    * first call; the forwarded fields it read go into the response's `Vary`.

@@ -1,4 +1,5 @@
 import { hal, Rel } from "@svc/hal";
+import { UNSUPPORTED_VERSION } from "@svc/kernel";
 import { sql } from "kysely";
 import { loose } from "../db/query.js";
 import { EmployeeV1Input, EmployeeV2Input } from "../schemas.js";
@@ -8,10 +9,12 @@ import type { CrudResource } from "./crud.js";
 
 /**
  * The employee representation version the request selected (spec part 9); 1 by default. The
- * service's versions are integers (`versions: [1, 2]`), which the pipeline decides as numbers.
+ * service's versions are integers (`versions: [1, 2]`), which the pipeline decides as numbers; a
+ * request naming a version the API lacks is refused before any handler runs.
  */
 export function apiVersion(req: RequestView): number {
-  return Number(req.apiVersion ?? 1);
+  const version = req.state.version;
+  return version === undefined || version === UNSUPPORTED_VERSION ? 1 : Number(version);
 }
 
 /** Version 1's `name`: first and last name, as {@link employees}' view joins them. */

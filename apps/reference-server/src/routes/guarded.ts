@@ -1,4 +1,5 @@
 import { allowedMethods } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import type express from "express";
 import type { Request, RequestHandler } from "express";
 import { expressHrefs } from "../links.js";
@@ -15,8 +16,7 @@ export function expressView(req: Request, svc: Svc): RequestView {
     body: req.body,
     headers: req.headers,
     originalUrl: req.originalUrl,
-    principal: req.principal,
-    apiVersion: req.apiVersion,
+    state: requestState(req),
     hrefs: () => {
       href ??= expressHrefs(req);
       return href;

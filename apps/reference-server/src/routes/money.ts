@@ -340,7 +340,7 @@ export function mountCart(
       rows.reduce((s, r) => s + BigInt(r.quantity) * BigInt(r.price), 0n),
       2,
     );
-    const shown = req.principal?.id ?? "anonymous";
+    const shown = req.state.principal?.id ?? "anonymous";
     return resourceView({ owner: shown, items, total, currency: SERVICE_CURRENCY }, href("/cart"));
   }
   /**

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
+import { requestState } from "@svc/kernel";
 import { chain } from "@svc/kernel/express";
 import { compression } from "@svc/negotiate";
 import { type SoapEndpointOptions, soapFaults, WSSE_NS } from "@svc/soap-envelope";
@@ -173,7 +174,7 @@ export function soapServices(
   const httpAuth = authentication(security);
   // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
   const optionalHttpAuth: RequestHandler = (req, res, next) => {
-    if (req.principal || req.headers.authorization === undefined) return next();
+    if (requestState(req).principal || req.headers.authorization === undefined) return next();
     return httpAuth(req, res, next);
   };
 
