@@ -155,6 +155,17 @@ export default {
     wrong: "JSON.parse('\"true\"')",
     right: "true",
   }),
+  ERR_SVC_AUTH_REQUEST_PROPERTY: option({
+    raiser: "`authenticate()` of `@svc/auth/express` and `auth` of `@svc/auth/fastify` (its registration)",
+    name: "requestProperty",
+    accepted: "true or false",
+    imports: authImports,
+    call: (v) =>
+      `// The handlers written against 0.1 still read req.principal.\nexport const auth = authenticate({ realm: "api", bearer: { algorithms: ["HS256"], secret: ${SECRET} }, requestProperty: ${v} });`,
+    wrong: "JSON.parse('\"true\"')",
+    right: "true",
+    fix: "Give `requestProperty` `true` (also set `req.principal`, for handlers written against 0.1 and 0.2) or `false`, the default; handlers read the principal with `requestState(req).principal` of `@svc/kernel`.",
+  }),
   ERR_SVC_AUTH_DPOP: au({
     name: "dpop",
     accepted: "dpop needs bearer",

@@ -64,8 +64,9 @@ export interface AuthenticateOptions {
   /** The protection space named in every challenge (RFC 9110 §11.5). */
   realm: string;
   /**
-   * Let requests without any credentials through without `req.principal` (bad credentials are
-   * still a 401); {@link requireScopes} and friends then answer 401 with the challenge.
+   * Let requests without any credentials through without a principal (`requestState(req).principal`
+   * of `@svc/kernel` is `undefined`; bad credentials are still a 401); {@link requireScopes} and
+   * friends then answer 401 with the challenge.
    * @default false
    */
   optional?: boolean;
@@ -73,6 +74,10 @@ export interface AuthenticateOptions {
 
 /** The parts of a request `authenticate` reads and writes (Express's `Request` fits). */
 export interface AuthRequest extends IncomingMessage {
+  /**
+   * Written by `authenticate` of `@svc/auth/express` under its `requestProperty` compatibility
+   * option only; read the principal with `requestState(req).principal` of `@svc/kernel`.
+   */
   principal?: Principal;
   /** Express's client address (it honours `trust proxy`); the socket's peer is used without it. */
   ip?: string | undefined;

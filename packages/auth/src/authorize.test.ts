@@ -1,5 +1,5 @@
 import { errorHandler } from "@svc/errors/express";
-import { recordAuthentication } from "@svc/kernel";
+import { recordAuthentication, requestState } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,7 +79,7 @@ beforeAll(async () => {
     ok,
   );
   a.get("/optional", optional, (req, res) => {
-    res.json(req.principal ?? null);
+    res.json(requestState(req).principal ?? null);
   });
   a.get("/optional/read", optional, requireScopes("employees:read"), ok);
   a.get("/unwired", requireScopes("x"), ok);

@@ -1,4 +1,5 @@
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
@@ -41,7 +42,7 @@ beforeAll(async () => {
   };
   const a = express();
   const echo: express.RequestHandler = (req, res) => {
-    res.json(req.principal?.id ?? null);
+    res.json(requestState(req).principal?.id ?? null);
   };
   a.get("/uncached", authenticate({ realm: "api", basic: { verify, cache: false } }), echo);
   a.get("/cached", authenticate({ realm: "api", basic: { verify } }), echo);

@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { requestState } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,10 +39,10 @@ beforeAll(async () => {
   const a = express();
   // The handler sees what the client sent: the query and form body, next to who sent it.
   a.get("/echo", auth, (req, res) => {
-    res.json({ principal: req.principal?.id ?? null, query: req.query });
+    res.json({ principal: requestState(req).principal?.id ?? null, query: req.query });
   });
   a.post("/echo", express.urlencoded({ extended: false }), auth, (req, res) => {
-    res.json({ principal: req.principal?.id ?? null, body: req.body });
+    res.json({ principal: requestState(req).principal?.id ?? null, body: req.body });
   });
   a.use(app(auth));
   server = await listen(a);

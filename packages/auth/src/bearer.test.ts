@@ -7,6 +7,7 @@ import express from "express";
 import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { app, b64url, rsaPair } from "../test/helpers.js";
+import { recordedAuthContext } from "./authorize.js";
 import { createBearerVerifier } from "./bearer.js";
 import { authenticate } from "./express.js";
 import { VerifiedTokenCache } from "./token-cache.js";
@@ -1295,7 +1296,7 @@ describe("Bearer: verified-token cache", () => {
     const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD });
     const a = express();
     a.get("/me", authenticate({ realm, bearer: verifier }), (req, res) => {
-      const principal = req.principal;
+      const principal = recordedAuthContext(req)?.principal;
       res.json(principal ?? null);
       principal?.roles.push("superuser");
       principal?.scopes.splice(0);

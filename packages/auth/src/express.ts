@@ -2,9 +2,10 @@
  * `@svc/auth/express`: authentication and authorization as Express (4 and 5) middleware. The
  * decisions are the main entry's (`createAuthenticator`, `scopeCheck`, `roleCheck`); this file
  * reads Express's request and calls `next`. `authenticate` records the principal and the realm in
- * the request's exchange and sets `req.principal` for the handlers; the guards read the exchange,
- * so a principal recorded by any step (`recordAuthentication` of `@svc/kernel`) is the one
- * checked, and a `req.principal` the application set itself is not.
+ * the request's exchange, where the handlers read it (`requestState(req).principal` of
+ * `@svc/kernel`) and the guards check it, so a principal recorded by any step
+ * (`recordAuthentication` of `@svc/kernel`) is the one checked, and a `req.principal` the
+ * application set itself is not.
  *
  * @packageDocumentation
  */
@@ -23,15 +24,60 @@ import {
 import type { NextFunction } from "@svc/errors";
 import { exchangeOf, headlessMiddleware, recordAuthentication } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
+import { refusedOption } from "@svc/kernel/internal";
 import { setPassage } from "@svc/kernel/node";
 
 export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/auth";
 
+declare global {
+  // Express's own augmentation point: `req.principal` is typed in every Express handler without
+  // this package depending on @types/express.
+  namespace Express {
+    interface Request {
+      /**
+       * Written by `authenticate` under its `requestProperty` compatibility option once the
+       * credentials are verified; read the principal with `requestState(req).principal` of
+       * `@svc/kernel`, which the guards check.
+       */
+      principal?: Principal;
+    }
+  }
+}
+
+/** The options of {@link authenticate}: those of `createAuthenticator`, and the compatibility option. */
+export interface ExpressAuthenticateOptions extends AuthenticateOptions {
+  /**
+   * A compatibility option for applications written against 0.1 and 0.2: also set
+   * `req.principal` to the verified principal (and remove one an earlier step left). Handlers read
+   * it with `requestState(req).principal` of `@svc/kernel`, on every framework, and no package
+   * reads the property.
+   * @default false
+   */
+  requestProperty?: boolean;
+}
+
+/** `options` without `requestProperty`, and whether it is on; a value that is no boolean is refused. */
+function requestPropertyOption(options: ExpressAuthenticateOptions): [AuthenticateOptions, boolean] {
+  if (typeof options !== "object" || options === null || !("requestProperty" in options))
+    return [options, false];
+  const { requestProperty, ...rest } = options;
+  if (requestProperty !== undefined && typeof requestProperty !== "boolean")
+    throw refusedOption(
+      "auth",
+      "requestProperty",
+      requestProperty,
+      "true or false",
+      "@svc/auth: requestProperty",
+    );
+  return [rest, requestProperty === true];
+}
+
 /**
- * Express middleware that authenticates every request from its `Authorization` header, records
- * the principal and the realm in the request's exchange (what the guards, the rate limit and the
- * `Idempotency-Key` step read, on every framework), and sets `req.principal = { id, roles, scopes,
- * scheme }` for the application's handlers.
+ * Express middleware that authenticates every request from its `Authorization` header and records
+ * the principal `{ id, issuer, roles, scopes, scheme }` and the realm in the request's exchange:
+ * what the guards, the rate limit and the `Idempotency-Key` step read, and the handlers with
+ * `requestState(req).principal` of `@svc/kernel`, on every framework. `requestProperty: true` also
+ * sets `req.principal`, as 0.1 and 0.2 did.
  *
  * - No credentials (or an unsupported scheme): 401 with one `WWW-Authenticate` challenge per
  *   enabled scheme (`Bearer realm="..."`, `Basic realm="...", charset="UTF-8"`).
@@ -58,8 +104,9 @@ export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/
  * @see https://www.rfc-editor.org/rfc/rfc6750
  * @see https://www.rfc-editor.org/rfc/rfc7617
  */
-export function authenticate(options: AuthenticateOptions) {
-  const authenticator = createAuthenticator(options);
+export function authenticate(options: ExpressAuthenticateOptions) {
+  const [rest, property] = requestPropertyOption(options);
+  const authenticator = createAuthenticator(rest);
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   // It writes no response of its own (a refusal goes to `next`): a `chain` may hold its `Vary`.
   return headlessMiddleware(function svcAuthenticate(
@@ -75,7 +122,7 @@ export function authenticate(options: AuthenticateOptions) {
       exchange.body ??= { value: req.body };
     }
     // Only one left by an earlier step: `delete` of an absent property still costs a lookup.
-    if (req.principal !== undefined) delete req.principal;
+    if (property && req.principal !== undefined) delete req.principal;
     let decided: Principal | undefined | Promise<Principal | undefined>;
     try {
       decided = authenticator.decide(req);
@@ -85,13 +132,13 @@ export function authenticate(options: AuthenticateOptions) {
     }
     // A cached token is decided in this turn: no promise, no closure on the hot path.
     if (!(decided instanceof Promise)) {
-      if (decided !== undefined) req.principal = decided;
+      if (property && decided !== undefined) req.principal = decided;
       recordAuthentication(req, decided, realm);
       next();
       return;
     }
     return decided.then((principal) => {
-      if (principal !== undefined) req.principal = principal;
+      if (property && principal !== undefined) req.principal = principal;
       recordAuthentication(req, principal, realm);
       // The fields of the response to an authenticated request (a fresh DPoP-Nonce).
       const passage = authenticator.passage(req);

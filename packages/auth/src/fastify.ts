@@ -43,12 +43,11 @@ declare module "fastify" {
      */
     auth: AuthContext | null;
     /**
-     * Set by `@svc/auth/fastify`'s plugin: `request.auth.principal`, where the other @svc
-     * packages look for the request's principal as they look for Express's `req.principal`
-     * (`@svc/ratelimit`'s default key `u:<id>`, `@svc/idempotency`'s default scope); `null`
-     * without one.
+     * Set by `@svc/auth/fastify`'s plugin under its `requestProperty` compatibility option:
+     * `request.auth.principal`, `null` without one. Read the principal with
+     * `requestState(request).principal` of `@svc/kernel`; no package reads this property.
      */
-    principal: Principal | null;
+    principal?: Principal | null;
   }
 }
 
@@ -61,6 +60,13 @@ export interface AuthPluginOptions extends AuthenticateOptions {
    * @default "onRequest"
    */
   hook?: "onRequest" | "preHandler";
+  /**
+   * A compatibility option for applications written against 0.1 and 0.2: also set
+   * `request.principal` (declared with `decorateRequest`). Handlers read the principal with
+   * `requestState(request).principal` of `@svc/kernel`, on every framework, or `request.auth`.
+   * @default false
+   */
+  requestProperty?: boolean;
 }
 
 /**
@@ -81,6 +87,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
   // Fastify's own registration options are not the authenticator's.
   const {
     hook = "onRequest",
+    requestProperty = false,
     prefix: _prefix,
     logLevel: _logLevel,
     logSerializers: _logSerializers,
@@ -90,13 +97,21 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
   try {
     if (hook !== "onRequest" && hook !== "preHandler")
       throw refusedOption("auth", "hook", hook, '"onRequest" or "preHandler"', "@svc/auth: hook");
+    if (typeof requestProperty !== "boolean")
+      throw refusedOption(
+        "auth",
+        "requestProperty",
+        requestProperty,
+        "true or false",
+        "@svc/auth: requestProperty",
+      );
     authenticator = createAuthenticator(rest);
   } catch (err) {
     done(err as Error);
     return;
   }
   if (!app.hasRequestDecorator("auth")) app.decorateRequest("auth", null);
-  if (!app.hasRequestDecorator("principal")) app.decorateRequest("principal", null);
+  if (requestProperty && !app.hasRequestDecorator("principal")) app.decorateRequest("principal", null);
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   const authenticated = (
     request: FastifyRequest,
@@ -105,7 +120,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     principal: Principal | undefined,
   ): void => {
     request.auth = { principal, realm: realm.realm, challenges: realm.challenges };
-    request.principal = principal ?? null;
+    if (requestProperty) request.principal = principal ?? null;
     recordAuthentication(request.raw, principal, realm);
     if (principal !== undefined)
       request.log.debug({ principal: principal.id, scheme: principal.scheme }, "authenticated");

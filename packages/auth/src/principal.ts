@@ -6,7 +6,7 @@ import type { Principal as KernelPrincipal } from "@svc/kernel";
  * verified credentials only, never from anything the client merely claims.
  *
  * @example
- * app.get("/me", authenticate({ bearer }), (req, res) => res.json(req.principal));
+ * app.get("/me", authenticate({ bearer }), (req, res) => res.json(requestState(req).principal));
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
  */
 export interface Principal extends KernelPrincipal {
@@ -46,20 +46,6 @@ export interface PrincipalInit {
   roles?: readonly string[];
   /** @default [] */
   scopes?: readonly string[];
-}
-
-declare global {
-  // Express's own augmentation point: `req.principal` is typed in every Express handler
-  // without this package depending on @types/express.
-  namespace Express {
-    interface Request {
-      /**
-       * Set by `authenticate` of `@svc/auth/express` once the credentials are verified, for the
-       * application's handlers; the guards read the principal recorded in the request's exchange.
-       */
-      principal?: Principal;
-    }
-  }
 }
 
 /**

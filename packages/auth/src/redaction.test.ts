@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import { FRAMEWORKS, type Mounts, serve } from "@svc/test-utils/conformance";
 import express from "express";
@@ -38,7 +39,7 @@ beforeAll(async () => {
   );
   a.get("/me", (req, res) => {
     res.setHeader("Set-Cookie", "sid=SESSIONSECRET; HttpOnly");
-    res.json(req.principal);
+    res.json(requestState(req).principal);
   });
   a.get("/boom", () => {
     throw new Error("the database is down");

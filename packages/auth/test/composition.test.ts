@@ -4,7 +4,7 @@ import * as keysOnExpress from "@svc/idempotency/express";
 import * as keysOnFastify from "@svc/idempotency/fastify";
 import * as keysOnFetch from "@svc/idempotency/fetch";
 import * as keysOnNode from "@svc/idempotency/node";
-import { createPipeline, type HandlerContext, HttpError, reply } from "@svc/kernel";
+import { createPipeline, type HandlerContext, HttpError, reply, requestState } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
@@ -92,11 +92,11 @@ function mounts(): Mounts {
       app.use(express.json());
       app.use(svc.prepare);
       app.get("/me", (req, res) => {
-        res.json({ by: req.principal?.id ?? null });
+        res.json({ by: requestState(req).principal?.id ?? null });
       });
       app.post(
         "/transfers",
-        svc.handle((req: express.Request, ctx) => run(req.principal?.id, req.body, ctx), {
+        svc.handle((req: express.Request, ctx) => run(requestState(req).principal?.id, req.body, ctx), {
           idempotency: keys,
         }),
       );

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { requestState } from "@svc/kernel";
 import { conformance, errorStatus, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
 import express from "express";
 import Fastify from "fastify";
@@ -58,10 +59,10 @@ const mounts: Mounts = {
     app.disable("x-powered-by");
     app.use(onExpress.authenticate(options()));
     app.get("/me", (req, res) => {
-      res.json(req.principal ?? null);
+      res.json(requestState(req).principal ?? null);
     });
     app.get("/write", onExpress.requireScopes("employees:write"), (req, res) => {
-      res.json({ id: req.principal?.id });
+      res.json({ id: requestState(req).principal?.id });
     });
     app.get("/admin", onExpress.requireRoles("admin"), (_req, res) => {
       res.json({ ok: true });

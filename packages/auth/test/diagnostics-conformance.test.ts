@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { requestState, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import type { Listening } from "@svc/test-utils";
 import { FRAMEWORKS, fallbackErrors, type Mounts, serve } from "@svc/test-utils/conformance";
 import express from "express";
@@ -61,7 +61,7 @@ function mounts(seen: Seen): Mounts {
       app.use(onExpress.authenticate(options()));
       app.get("/me", (req, res) => {
         seen.request = req;
-        res.json({ id: req.principal?.id });
+        res.json({ id: requestState(req).principal?.id });
       });
       app.get("/write", onExpress.requireScopes("write"), (_req, res) => {
         res.json({});

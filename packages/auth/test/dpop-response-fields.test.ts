@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { requestState } from "@svc/kernel";
 import * as corsOnExpress from "@svc/negotiate/express";
 import * as corsOnFastify from "@svc/negotiate/fastify";
 import * as corsOnFetch from "@svc/negotiate/fetch";
@@ -15,6 +16,7 @@ import * as onExpress from "../src/express.js";
 import * as onFastify from "../src/fastify.js";
 import * as onFetch from "../src/fetch.js";
 import type { AuthenticateOptions, DpopOptions } from "../src/index.js";
+import { recordedAuthContext } from "../src/index.js";
 import * as onNode from "../src/node.js";
 
 /**
@@ -87,7 +89,10 @@ function mounts(config: Config): Mounts {
       app.use(corsOnExpress.crossOrigin(cors));
       app.use(onExpress.authenticate(options(config)));
       app.get("/me", (req, res) => {
-        res.json({ id: req.principal?.id, scheme: req.principal?.scheme });
+        res.json({
+          id: requestState(req).principal?.id,
+          scheme: recordedAuthContext(req)?.principal?.scheme,
+        });
       });
       app.use(fallbackErrors.express);
       return app;
@@ -139,7 +144,7 @@ async function start(framework: (typeof ALL)[number], config: Config): Promise<L
   app.use(corsOnExpress.crossOrigin(cors));
   app.use(onExpress.authenticate(options(config)));
   app.get("/me", (req, res) => {
-    res.json({ id: req.principal?.id, scheme: req.principal?.scheme });
+    res.json({ id: requestState(req).principal?.id, scheme: recordedAuthContext(req)?.principal?.scheme });
   });
   app.use(fallbackErrors.express);
   return listen(app);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorHandler } from "@svc/errors/express";
-import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { requestState, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { express4, type Listening, listen, rawRequest, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { FRAMEWORKS, fallbackErrors, type Mounts, serve } from "@svc/test-utils/conformance";
 import { calculateThumbprint, generateKeyPair, generateProof, type KeyPair } from "dpop";
@@ -19,6 +19,7 @@ import {
   type DpopOptions,
   memoryNonceStore,
   type NonceStore,
+  recordedAuthContext,
   redisNonceStore,
 } from "../src/index.js";
 import * as onNode from "../src/node.js";
@@ -113,7 +114,10 @@ function mounts(config: Config): Mounts {
       app.set("trust proxy", "loopback");
       app.use(onExpress.authenticate(options(config)));
       app.all("/me", (req, res) => {
-        res.json({ id: req.principal?.id, scheme: req.principal?.scheme });
+        res.json({
+          id: requestState(req).principal?.id,
+          scheme: recordedAuthContext(req)?.principal?.scheme,
+        });
       });
       app.use(fallbackErrors.express);
       return app;
@@ -159,7 +163,7 @@ async function start(framework: AnyFramework, config: Config): Promise<Listening
   app.set("trust proxy", "loopback");
   app.use(onExpress.authenticate(options(config)));
   app.all("/me", (req, res) => {
-    res.json({ id: req.principal?.id, scheme: req.principal?.scheme });
+    res.json({ id: requestState(req).principal?.id, scheme: recordedAuthContext(req)?.principal?.scheme });
   });
   app.use(errorHandler({ logger: { error() {} } }));
   return listen(app);

@@ -1,10 +1,11 @@
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { authenticate } from "../src/express.js";
 
 describe(`authenticate() on Express ${version}`, () => {
-  it("no credentials → 401 with a Basic challenge; good ones → 200 with req.principal", async () => {
+  it("no credentials → 401 with a Basic challenge; good ones → 200 with requestState(req).principal", async () => {
     expect(version).toMatch(/^4\./);
     const app = express4();
     app.use(
@@ -16,7 +17,7 @@ describe(`authenticate() on Express ${version}`, () => {
       }),
     );
     app.get("/me", (req, res) => {
-      res.json({ id: req.principal?.id });
+      res.json({ id: requestState(req).principal?.id });
     });
     app.use(errorHandler({ logger: { error() {} } }));
     const { url, close } = await listen(app);

@@ -1,4 +1,5 @@
 import { errorPlugin } from "@svc/errors/fastify";
+import { requestState } from "@svc/kernel";
 import { rateLimit } from "@svc/ratelimit/fastify";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { SignJWT } from "jose";
@@ -21,13 +22,13 @@ describe("@svc/auth/fastify's principal, read by the other packages", () => {
     await app.register(errorPlugin);
     await app.register(auth, { realm: "api", bearer: { secret, algorithms: ["HS256"] } });
     await app.register(rateLimit, { limit: 2, windowMs: 60_000 });
-    app.get("/me", async (request: FastifyRequest) => ({ id: request.principal?.id ?? null }));
+    app.get("/me", async (request: FastifyRequest) => ({ id: requestState(request).principal?.id ?? null }));
     await app.listen({ port: 0, host: "127.0.0.1" });
     url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   });
   afterAll(() => app.close());
 
-  it("GET /me with a Bearer token → request.principal is the token's subject", async () => {
+  it("GET /me with a Bearer token → requestState(request).principal is the token's subject", async () => {
     const res = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${await token("ada")}` } });
     expect(await res.json()).toEqual({ id: "ada" });
   });

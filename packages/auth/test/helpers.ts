@@ -1,17 +1,18 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import express from "express";
 import type { XmlElement } from "../src/soap.js";
 
-/** An Express app that echoes `req.principal` behind the given middleware, with the error handler. */
+/** An Express app that echoes `requestState(req).principal` behind the given middleware, with the error handler. */
 export function app(...middleware: express.RequestHandler[]): express.Express {
   const a = express();
   a.get("/me", ...middleware, (req, res) => {
-    res.json(req.principal ?? null);
+    res.json(requestState(req).principal ?? null);
   });
   a.post("/me", express.urlencoded({ extended: false }), ...middleware, (req, res) => {
-    res.json(req.principal ?? null);
+    res.json(requestState(req).principal ?? null);
   });
   a.use(errorHandler({ logger: { error() {} } }));
   return a;

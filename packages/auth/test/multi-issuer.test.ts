@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorHandler } from "@svc/errors/express";
-import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { requestState, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { express4, type Listening, listen } from "@svc/test-utils";
 import { FRAMEWORKS, type Framework, fallbackErrors, type Mounts, serve } from "@svc/test-utils/conformance";
 import express from "express";
@@ -93,7 +93,7 @@ const mounts: Mounts = {
     const app = express();
     app.use(onExpress.authenticate(options()));
     app.get("/me", (req, res) => {
-      res.json({ id: req.principal?.id });
+      res.json({ id: requestState(req).principal?.id });
     });
     app.use(fallbackErrors.express);
     return app;
@@ -245,7 +245,7 @@ describe("bearer.issuers on Express 4", () => {
     const app = express4();
     app.use(onExpress.authenticate(options()));
     app.get("/me", (req, res) => {
-      res.json({ id: req.principal?.id });
+      res.json({ id: requestState(req).principal?.id });
     });
     app.use(errorHandler({ logger: { error() {} } }));
     const server = await listen(app);

@@ -1,13 +1,14 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import { calculateThumbprint, generateKeyPair, generateProof, type KeyPair } from "dpop";
 import express from "express";
 import { decodeProtectedHeader, exportJWK, generateKeyPair as joseKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticate } from "../src/express.js";
-import { type DpopAlgorithm, memoryNonceStore } from "../src/index.js";
+import { type DpopAlgorithm, memoryNonceStore, recordedAuthContext } from "../src/index.js";
 
 /**
  * The README's DPoP example names the proof algorithms it accepts; these are its `algorithms`, as
@@ -67,7 +68,7 @@ async function serve(algorithms: readonly DpopAlgorithm[]): Promise<Listening> {
     }),
   );
   app.get("/orders", (req, res) => {
-    res.json({ for: req.principal?.id, scheme: req.principal?.scheme });
+    res.json({ for: requestState(req).principal?.id, scheme: recordedAuthContext(req)?.principal?.scheme });
   });
   app.use(errorHandler({ logger: { error() {} } }));
   return listen(app);

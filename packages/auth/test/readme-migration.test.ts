@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
@@ -54,7 +55,7 @@ describe("README: coming from express-oauth2-jwt-bearer, `strict`", () => {
         }),
       );
       app.get("/me", (req, res) => {
-        res.json({ id: req.principal?.id });
+        res.json({ id: requestState(req).principal?.id });
       });
       app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);

@@ -29,11 +29,12 @@ describe("@svc/auth/fastify under load", () => {
             import { request, Agent } from "node:http";
             import Fastify from "fastify";
             import { SignJWT } from "jose";
+            import { requestState } from "@svc/kernel";
             import { auth } from ${JSON.stringify(join(here, "../src/fastify.ts"))};
             const secret = new TextEncoder().encode("young-requests-secret-of-32-bytes");
             const app = Fastify();
             await app.register(auth, { realm: "api", bearer: { secret, algorithms: ["HS256"] } });
-            app.get("/me", async (req) => ({ id: req.principal.id }));
+            app.get("/me", async (req) => ({ id: requestState(req).principal?.id }));
             await app.listen({ port: 0, host: "127.0.0.1" });
             const port = app.server.address().port;
             const token = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("ada").setExpirationTime("5m").sign(secret);
