@@ -23,10 +23,11 @@ export interface Response {
 /**
  * One row: requests sent first (`before`), then the request, which may be built from what the
  * `before` requests received (an `ETag` to send back). `status` is what every framework answers;
- * `expect` checks each framework's response further (a field, the body, the reason phrase), but
- * on the frameworks EXCEPTIONS.md lists for the row. `answers` is a listed framework's own
- * answer, checked there: its status (EXCEPTIONS.md lists it as differing in `status`) and what
- * else it must hold. Each row gets a client address of its own (`X-Forwarded-For` from a trusted
+ * `expect` checks the first framework's response further (a field, the body); `every` checks each
+ * framework's, but on the frameworks EXCEPTIONS.md lists for the row (what the comparison leaves
+ * out: the reason phrase, a `Connection: close`). `answers` is a listed framework's own answer,
+ * checked there: its status (EXCEPTIONS.md lists it as differing in `status`) and what else it
+ * must hold. Each row gets a client address of its own (`X-Forwarded-For` from a trusted
  * loopback proxy) unless it sends the field itself, so the per-client rate limit of the
  * composition counts the row's own requests only.
  */
@@ -36,6 +37,7 @@ export interface Row {
   request: Request | ((before: readonly Response[]) => Request);
   status: number;
   expect?: (response: Response) => void;
+  every?: (response: Response) => void;
   answers?: Readonly<Record<string, { status: number; expect?: (response: Response) => void }>>;
 }
 

@@ -1375,7 +1375,7 @@ for (const [label, request, status, spelling, sentPath] of [
     name: `GET ${label} → ${status}, no more than ${EXCERPT} characters of the version in the answer`,
     request,
     status,
-    expect: echoesAtMost(spelling, sentPath),
+    every: echoesAtMost(spelling, sentPath),
   });
 }
 
