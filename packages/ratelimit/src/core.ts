@@ -98,7 +98,7 @@ interface Pending {
   done: (verdict: Verdict) => void;
   /** The bucket in the store: the default key, or `key(req)` kept apart from default keys. */
   key: string;
-  /** The key as reported in `req.rateLimit.key`: the default key, or `key(req)` as answered. */
+  /** The key as reported in `requestState(req).rateLimit.key`: the default key, or `key(req)` as answered. */
   label: string;
   /** What the key is of: the principal (`u:`), the client's address (`ip:`), or `key(req)`'s answer. */
   keyKind: "principal" | "address" | "custom";
@@ -582,9 +582,9 @@ class Info implements RateLimitInfo {
 }
 
 /**
- * The request's exchange's `rateLimit`, and `req.rateLimit` (or `requestPropertyName`) on the
- * framework's request for the application's handlers: this decision, unless another limiter's on
- * the same request is tighter.
+ * The request's exchange's `rateLimit` (`requestState(req).rateLimit` for the application's
+ * handlers), and the framework request's `requestPropertyName` when given: this decision, unless
+ * another limiter's on the same request is tighter.
  */
 function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
   const info = new Info(decision, p.label, config.headers.policyName);

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { errorHandler } from "@svc/errors/express";
-import { recordAuthentication } from "@svc/kernel";
+import { recordAuthentication, requestState } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
@@ -305,11 +305,11 @@ describe("client key", () => {
       expect(await send(url, second)).toBe(429);
     });
 
-    it("req.rateLimit.key is the key as key(req) answered it", async () => {
+    it("requestState(req).rateLimit.key is the key as key(req) answered it", async () => {
       const app = express();
       app.use(rateLimit({ limit: 5, key: () => "u:alice", logger: { warn() {} } }));
       app.get("/", (req, res) => {
-        res.json({ key: (req as RateLimitRequest).rateLimit?.key });
+        res.json({ key: requestState(req).rateLimit?.key });
       });
       const server = await listen(app);
       closers.push(server.close);
@@ -323,7 +323,7 @@ describe("client key", () => {
       const app = express();
       app.set("trust proxy", "loopback");
       app.get("/", rateLimit({ limit: 1, key: answer, logger: { warn() {} } }), (req, res) => {
-        res.json({ key: (req as RateLimitRequest).rateLimit?.key });
+        res.json({ key: requestState(req).rateLimit?.key });
       });
       app.use(errorHandler({ logger: silent }));
       const server = await listen(app);

@@ -18,11 +18,27 @@ import {
   type Counted,
   createDecider,
   type RateLimitExceeded,
+  type RateLimitInfo,
   type RateLimitOptions,
   type RateLimitRequest,
   resolveConfig,
   type State,
 } from "@svc/ratelimit";
+
+declare global {
+  // Express's own augmentation point: `req.rateLimit` is typed in every Express handler without
+  // this package depending on @types/express.
+  namespace Express {
+    interface Request {
+      /**
+       * Set by `rateLimit()` under `requestPropertyName: "rateLimit"`, a compatibility option: the
+       * decision of the tightest limiter the request passed so far. Read it with
+       * `requestState(req).rateLimit` of `@svc/kernel`.
+       */
+      rateLimit?: RateLimitInfo | undefined;
+    }
+  }
+}
 
 export type {
   PerRequest,
@@ -41,7 +57,8 @@ export type {
  * and reports usage on every response. Over the limit it calls `next(HttpError 429)` with
  * `Retry-After` (or your `handler`); the rate limit headers are already set, so the error response
  * keeps them. Several limiters on one request are all reported in `RateLimit-Policy` / `RateLimit`,
- * and `X-RateLimit-*` shows the tightest; `req.rateLimit` holds the tightest decision.
+ * and `X-RateLimit-*` shows the tightest; `requestState(req).rateLimit` of `@svc/kernel` holds the
+ * tightest decision (and `req.rateLimit`, under the `requestPropertyName` compatibility option).
  *
  * It never reads `X-Forwarded-For` itself: the client IP is Express's `req.ip`, so set
  * `app.set("trust proxy", ...)` to exactly the proxies in front of the app. Trusting too much lets

@@ -142,7 +142,8 @@ function givenGate(options: FastifyRateLimitOptions): RateLimitGate<FastifyReque
  * carries the rate limit fields; over the limit the 429, with `Retry-After` and the same fields,
  * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`). Store failures and
  * `trust proxy` mistakes are logged on Fastify's logger unless `logger` is given. The decision is
- * left on `request.rateLimit` (`requestPropertyName`), declared with `decorateRequest`. With
+ * read with `requestState(request).rateLimit` of `@svc/kernel` (and on `request.rateLimit`,
+ * declared with `decorateRequest`, under the `requestPropertyName` compatibility option). With
  * `skipSuccessfulRequests` / `skipFailedRequests`, an `onResponse` hook in the same context gives
  * a counted request's units back when its reply finished (written whole) with a status
  * `requestWasSuccessful` says to skip; a reply that did not finish (the client went away, the

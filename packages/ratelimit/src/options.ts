@@ -22,9 +22,9 @@ import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 
 /**
- * The authenticated principal `@svc/auth` shows to handlers on Express's `req` (output only:
- * the limiter reads the principal authentication recorded, `recordAuthentication` of
- * `@svc/kernel`).
+ * The authenticated principal `@svc/auth` sets on Express's `req` under its `requestProperty`
+ * compatibility option (output only: the limiter reads the principal authentication recorded,
+ * `recordAuthentication` of `@svc/kernel`).
  * @example
  * recordAuthentication(req, { id: "user-42" });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
@@ -34,10 +34,11 @@ export interface RateLimitPrincipal {
 }
 
 /**
- * What `rateLimit()` leaves on the request (`req.rateLimit` unless `requestPropertyName` says
- * otherwise) for later handlers: the decision of the tightest limiter so far.
+ * The decision of the tightest limiter so far, for later handlers: `requestState(req).rateLimit`
+ * of `@svc/kernel`, on every framework (and `req.rateLimit` under the `requestPropertyName`
+ * compatibility option).
  * @example
- * app.get("/quota", (req, res) => res.json({ remaining: req.rateLimit?.remaining }));
+ * app.get("/quota", (req, res) => res.json({ remaining: requestState(req).rateLimit?.remaining }));
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10#section-4.1
  */
 export interface RateLimitInfo {
@@ -60,20 +61,6 @@ export interface RateLimitInfo {
   policy: string;
 }
 
-declare global {
-  // Express's own augmentation point (as `req.principal` of @svc/auth): `req.rateLimit` is typed
-  // in every Express handler without this package depending on @types/express.
-  namespace Express {
-    interface Request {
-      /**
-       * Set by `rateLimit()` of `@svc/ratelimit/express` (under its default `requestPropertyName`):
-       * the decision of the tightest limiter the request passed so far.
-       */
-      rateLimit?: RateLimitInfo | undefined;
-    }
-  }
-}
-
 /**
  * The parts of an Express (or plain `node:http`) request the middleware reads.
  * @example
@@ -85,9 +72,12 @@ export interface RateLimitRequest extends IncomingMessage {
   app?: { get(setting: string): unknown } | undefined;
   /** Express's client address, which honours the app's `trust proxy` setting. */
   ip?: string | undefined;
-  /** Set by `@svc/auth` for authenticated requests. */
+  /**
+   * Set by `@svc/auth` under its `requestProperty` compatibility option; the limiter reads the
+   * principal recorded with the request (`requestState(req).principal` of `@svc/kernel`).
+   */
   principal?: RateLimitPrincipal | undefined;
-  /** Set by `rateLimit()` (default `requestPropertyName`). */
+  /** Set by `rateLimit()` under `requestPropertyName: "rateLimit"`; read `requestState(req).rateLimit`. */
   rateLimit?: RateLimitInfo | undefined;
 }
 
@@ -116,7 +106,7 @@ export interface RateLimitExceeded {
   message: RateLimitMessage | undefined;
   /** The 429 the default handler passes to `next` (error record, `Retry-After`). */
   error: HttpError;
-  /** The same object as `req.rateLimit`. */
+  /** The same object as `requestState(req).rateLimit`. */
   info: RateLimitInfo;
   /** The `Retry-After` seconds, already set on the response. */
   retryAfterSeconds: number;
@@ -214,9 +204,11 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   message?: RateLimitMessage | PerRequest<RateLimitMessage>;
   /**
-   * Where the decision is left on the request for later handlers (`req.rateLimit`); `false` for
-   * nowhere.
-   * @default "rateLimit"
+   * A compatibility option for applications written against 0.1 and 0.2 (and express-rate-limit):
+   * the property of the framework's request the decision is also left on (`"rateLimit"`:
+   * `req.rateLimit`). Handlers read it with `requestState(req).rateLimit` of `@svc/kernel`, on
+   * every framework, and no package reads the property; `false` writes none.
+   * @default false
    */
   requestPropertyName?: string | false;
   /**
@@ -571,16 +563,15 @@ function resolveRefunds(
 }
 
 function resolveRequestProperty(value: unknown): string | undefined {
-  if (value === false) return undefined;
-  const name = value ?? "rateLimit";
-  if (typeof name !== "string" || !/^[A-Za-z_$][\w$]{0,63}$/.test(name) || RESERVED_PROPERTIES.has(name))
+  if (value === false || value === undefined) return undefined;
+  if (typeof value !== "string" || !/^[A-Za-z_$][\w$]{0,63}$/.test(value) || RESERVED_PROPERTIES.has(value))
     throw refused(
       "rate limit",
       "requestPropertyName",
-      name,
+      value,
       "false or an identifier of up to 64 characters that Express and Node.js do not use on the request",
     );
-  return name;
+  return value;
 }
 
 function resolveAllowlist(value: unknown): IpMatcher | undefined {

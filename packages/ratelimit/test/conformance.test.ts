@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { connect } from "node:net";
-import { exchangeOf, HttpError } from "@svc/kernel";
+import { exchangeOf, HttpError, requestState } from "@svc/kernel";
 import {
   conformance,
   FRAMEWORKS,
@@ -489,7 +489,7 @@ describe("ratelimit on fastify: the plugin applies to the scope it is registered
           logger: silent,
         });
         api.get("/a", async (request) => ({
-          remaining: (request as { rateLimit?: { remaining: number } }).rateLimit?.remaining,
+          remaining: requestState(request).rateLimit?.remaining,
         }));
       },
       { prefix: "/api" },

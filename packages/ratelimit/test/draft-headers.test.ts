@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { rateLimit as erlRateLimit } from "express-rate-limit";
@@ -35,7 +36,7 @@ async function serve(...limiters: RateLimitOptions[]): Promise<string> {
   );
   if (first) app.use(first);
   app.get("/", ...rest, (req: RateLimitRequest, res) => {
-    res.json(req.rateLimit ?? null);
+    res.json(requestState(req).rateLimit ?? null);
   });
   app.use(errorHandler({ logger: { error() {} } }));
   const server = await listen(app);
@@ -198,13 +199,13 @@ describe("several limiters on one request", () => {
   });
 });
 
-describe("req.rateLimit", () => {
+describe("req.rateLimit, under requestPropertyName", () => {
   it("limit 5, 2 requests → { limit: 5, used: 2, remaining: 3, resetTime }, and current (express-rate-limit's name) 2, not enumerable", async () => {
     let seen: RateLimitRequest["rateLimit"];
     const app = express();
     app.get(
       "/",
-      rateLimit({ limit: 5, algorithm: "fixed-window", now: () => 90_000 }),
+      rateLimit({ limit: 5, algorithm: "fixed-window", now: () => 90_000, requestPropertyName: "rateLimit" }),
       (req: RateLimitRequest, res) => {
         seen = req.rateLimit;
         res.end("ok");

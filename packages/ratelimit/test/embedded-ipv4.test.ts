@@ -1,4 +1,5 @@
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
@@ -23,7 +24,7 @@ async function serve(): Promise<(client: string) => Promise<{ status: number; ke
     "/",
     rateLimit({ limit: 1, windowMs: 60_000, logger: { warn() {} } }),
     (req: RateLimitRequest, res) => {
-      res.json({ key: req.rateLimit?.key });
+      res.json({ key: requestState(req).rateLimit?.key });
     },
   );
   app.use(errorHandler({ logger: { error() {} } }));

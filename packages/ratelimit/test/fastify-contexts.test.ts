@@ -1,5 +1,5 @@
 import { errorPlugin } from "@svc/errors/fastify";
-import { HttpError } from "@svc/kernel";
+import { HttpError, requestState } from "@svc/kernel";
 import { whenListening } from "@svc/test-utils";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from "fastify";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -10,12 +10,13 @@ const silent = { warn() {}, error() {} };
 
 /**
  * An app of sibling scopes `/a`, `/b` (and `/c` when given), each registering `rateLimit` with
- * what `limits` gives for it, listening on loopback. Each scope has `/ok` (200, with
- * `request[property]`'s `remaining`) and `/fail` (400).
+ * what `limits` gives for it, listening on loopback. Each scope has `/ok` (200, with the
+ * `remaining` of `request[property]`, or of `requestState(request).rateLimit` without a property,
+ * and whether `property`, by default `rateLimit`, is declared) and `/fail` (400).
  */
 async function siblings(
   limits: Record<string, FastifyRateLimitOptions>,
-  property = "rateLimit",
+  property?: string,
 ): Promise<(path: string) => Promise<{ status: number; ratelimit: string | null; body: unknown }>> {
   const app = Fastify();
   await app.register(errorPlugin, { logger: { error() {} } });
@@ -23,8 +24,12 @@ async function siblings(
     const scope: FastifyPluginAsync = async (s) => {
       await s.register(rateLimit, options);
       s.get("/ok", async (request) => ({
-        remaining: (request as unknown as Record<string, RateLimitInfo | null>)[property]?.remaining ?? null,
-        decorated: s.hasRequestDecorator(property),
+        remaining:
+          (property === undefined
+            ? requestState(request).rateLimit
+            : (request as unknown as Record<string, RateLimitInfo | null>)[property]
+          )?.remaining ?? null,
+        decorated: s.hasRequestDecorator(property ?? "rateLimit"),
       }));
       s.get("/fail", async () => {
         throw HttpError.badRequest("no");
@@ -58,11 +63,11 @@ const statuses = async (get: (path: string) => Promise<{ status: number }>, path
 const ALTERNATE = ["/a/ok", "/b/ok", "/a/ok", "/b/ok", "/a/ok", "/b/ok"];
 
 describe("ratelimit on fastify: sibling contexts, limit 2, requests alternating /a, /b", () => {
-  it("rateLimit registered with its options in each → a budget each: 200 ×4, then 429 ×2", async () => {
+  it("rateLimit registered with its options in each → a budget each: 200 ×4, then 429 ×2; requestState's, no request.rateLimit declared", async () => {
     const options = { limit: 2, windowMs: 60_000, logger: silent };
     const get = await siblings({ a: options, b: options });
-    expect((await get("/a/ok")).body).toEqual({ remaining: 1, decorated: true });
-    expect((await get("/b/ok")).body).toEqual({ remaining: 1, decorated: true });
+    expect((await get("/a/ok")).body).toEqual({ remaining: 1, decorated: false });
+    expect((await get("/b/ok")).body).toEqual({ remaining: 1, decorated: false });
     expect(await statuses(get, ALTERNATE.slice(2))).toEqual([200, 200, 429, 429]);
   });
 
@@ -90,8 +95,13 @@ describe("ratelimit on fastify: sibling contexts, limit 2, requests alternating 
   });
 
   it("one gate registered in both ({ gate }) → one budget: 200, 200, then 429 ×4, RateLimit r=1 then r=0", async () => {
-    const gate = rateLimitGate<FastifyRequest>({ limit: 2, windowMs: 60_000, logger: silent });
-    const get = await siblings({ a: { gate }, b: { gate } });
+    const gate = rateLimitGate<FastifyRequest>({
+      limit: 2,
+      windowMs: 60_000,
+      requestPropertyName: "rateLimit",
+      logger: silent,
+    });
+    const get = await siblings({ a: { gate }, b: { gate } }, "rateLimit");
     const first = await get("/a/ok");
     const second = await get("/b/ok");
     expect([first.status, second.status]).toEqual([200, 200]);

@@ -1,15 +1,11 @@
 import type { ServerResponse } from "node:http";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { express4, express4Version, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { rateLimit } from "../src/express.js";
-import {
-  MAX_POLICIES,
-  type RateLimitInfo,
-  type RateLimitOptions,
-  type RateLimitRequest,
-} from "../src/index.js";
+import { MAX_POLICIES, type RateLimitInfo, type RateLimitOptions } from "../src/index.js";
 
 // What users of express-rate-limit expect, on Express 5 and on the oldest Express 4 of the peer range.
 
@@ -24,7 +20,7 @@ const silent = { error() {} };
 type Factory = typeof express;
 type Route = (req: express.Request, res: express.Response) => void;
 
-/** A listening app: `limiters` on `GET /`, then `route` (default: 200 with `req.rateLimit`). */
+/** A listening app: `limiters` on `GET /`, then `route` (default: 200 with `requestState(req).rateLimit`). */
 async function serve(make: Factory, limiters: RateLimitOptions[], route?: Route): Promise<string> {
   const app = make();
   app.get(
@@ -32,7 +28,7 @@ async function serve(make: Factory, limiters: RateLimitOptions[], route?: Route)
     ...limiters.map((o) => rateLimit({ logger: quiet, ...o })),
     route ??
       ((req, res) => {
-        res.json((req as unknown as RateLimitRequest).rateLimit ?? null);
+        res.json(requestState(req).rateLimit ?? null);
       }),
   );
   app.use(errorHandler({ logger: silent }));
@@ -62,7 +58,7 @@ describe.each(expresses)("%s", (_name, make) => {
     expect(info).toMatchObject({ limit: 3, used: 1, remaining: 2, policy: "route" });
   });
 
-  it("two limiters, the global one tighter (2/min vs 5/min) → X-RateLimit-* and req.rateLimit from the global one", async () => {
+  it("two limiters, the global one tighter (2/min vs 5/min) → X-RateLimit-* and requestState(req).rateLimit from the global one", async () => {
     const url = await serve(make, [
       // A fixed clock: on the real one a minute boundary between the requests let the 3rd through.
       { limit: 2, algorithm: "fixed-window", policyName: "global", now: () => 90_000 },
@@ -200,7 +196,7 @@ describe.each(expresses)("%s", (_name, make) => {
     expect(await (await fetch(url)).json()).toMatchObject({ status: 429, message: "limit for GET" });
   });
 
-  it("req.rateLimit after the limiter: { limit, used, remaining, resetTime, key }", async () => {
+  it("requestState(req).rateLimit after the limiter: { limit, used, remaining, resetTime, key }", async () => {
     const before = Date.now();
     const url = await serve(make, [{ limit: 5, windowMs: 60_000, key: () => "k" }]);
     await fetch(url);

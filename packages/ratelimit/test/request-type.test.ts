@@ -89,3 +89,22 @@ export { info };
     expect(found.info).toEqual([]);
   });
 });
+
+describe("Express's Request with the main entry alone", () => {
+  it("has no rateLimit: only @svc/ratelimit/express declares it; requestState(req).rateLimit is typed", () => {
+    const found = diagnostics({
+      main: `
+import type { Request } from "express";
+import { requestState } from "@svc/kernel";
+import { createRateLimiter } from "@svc/ratelimit";
+
+declare const req: Request;
+// @ts-expect-error: the framework-free entry declares nothing on Express's Request
+req.rateLimit;
+const remaining: number | undefined = requestState(req).rateLimit?.remaining;
+export { createRateLimiter, remaining };
+`,
+    });
+    expect(found.main).toEqual([]);
+  }, 120_000);
+});

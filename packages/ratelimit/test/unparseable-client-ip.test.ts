@@ -2,6 +2,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
@@ -35,7 +36,7 @@ async function serve(options: RateLimitOptions): Promise<Served> {
     rateLimit({ logger: { warn: (_obj, msg) => warnings.push(String(msg)) }, ...options }),
     (req: RateLimitRequest, res) => {
       reached++;
-      res.json({ key: req.rateLimit?.key ?? null });
+      res.json({ key: requestState(req).rateLimit?.key ?? null });
     },
   );
   app.use(errorHandler({ logger: { error() {} } }));
@@ -103,7 +104,10 @@ describe('X-Forwarded-For that is not an address, "trust proxy" true: counted in
 
   it.each([
     ["key(req) answering undefined (the default key)", () => undefined],
-    ["key(req) answering the principal when there is one", (req: RateLimitRequest) => req.principal?.id],
+    [
+      "key(req) answering the principal when there is one",
+      (req: RateLimitRequest) => requestState(req).principal?.id,
+    ],
   ])("%s: the peer's bucket too", async (_name, key) => {
     const { send } = await serve({ limit: 1, windowMs: 60_000, key });
     expect(await send("garbage")).toMatchObject({ status: 200, key: "ip:127.0.0.1" });
@@ -133,7 +137,7 @@ describe("a Unix socket (no peer address) with junk: one shared bucket, not pass
       const app = express();
       app.set("trust proxy", true);
       app.get("/", rateLimit({ limit: 1, windowMs: 60_000, failMode, logger: { warn() {} } }), (req, res) => {
-        res.json({ key: (req as RateLimitRequest).rateLimit?.key ?? null });
+        res.json({ key: requestState(req).rateLimit?.key ?? null });
       });
       app.use(errorHandler({ logger: { error() {} } }));
       const path = join(tmpdir(), `ratelimit-${process.pid}-${Math.random().toString(36).slice(2)}.sock`);
