@@ -314,7 +314,7 @@ function readBodies(context: FastifyInstance, config: Config): void {
  */
 function soapContext(config: Config, deps: AppDeps, security: Security, limiter: onRequestHookHandler) {
   return async (context: FastifyInstance) => {
-    // The plugin leaves the principal and Fastify's `ip` where the SOAP credentials hook reads them.
+    // The plugin records the principal in the request's exchange, where the SOAP credentials hook reads it.
     await context.register(auth, authenticationOptions(security));
     context.addHook("onRequest", limiter);
     const { customer, price } = soapEndpointOptions(config, {
