@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { errorHandler } from "@svc/errors/express";
+import { requestState } from "@svc/kernel";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -69,7 +70,7 @@ async function protectedApp(bearer: BearerOptions) {
   const records: { err?: unknown; status?: number }[] = [];
   const a = express();
   a.get("/me", authenticate({ realm: "api", bearer }), (req, res) => {
-    res.json((req as { principal?: unknown }).principal);
+    res.json(requestState(req).principal);
   });
   a.use(errorHandler({ logger: { error: (obj: never) => records.push(obj) } }));
   const l = await listen(a);
