@@ -390,7 +390,13 @@ const DECISIONS: Readonly<Record<SvcPackage, ChannelMapping>> = {
   versioning: byDecision<VersioningDiagnostic>({
     metric: ["svc.versioning.requests", "Requests by the API version they got"],
     attributes: [
-      listed("svc.versioning.result", ["chosen", "unsupported", "malformed", "conflicting"]),
+      listed("svc.versioning.result", [
+        "chosen",
+        "unsupported",
+        "not_acceptable",
+        "malformed",
+        "conflicting",
+      ]),
       named("svc.api.version"),
       listed("svc.versioning.strategy", ["path", "query", "header", "custom", "media-type", "default"]),
       listed("svc.api.version.deprecated", BOOLEAN),
@@ -401,6 +407,7 @@ const DECISIONS: Readonly<Record<SvcPackage, ChannelMapping>> = {
       chosen: { values: (m) => ["chosen", m.version, m.strategy, m.deprecated, m.sunset] },
       // A version the API does not have is the client's to spell: `unsupported`, whatever it was.
       unsupported: { values: (m) => ["unsupported", "unsupported", m.strategy], refuses: true },
+      "not-acceptable": { values: (m) => ["not_acceptable", undefined, m.strategy], refuses: true },
       malformed: { values: (m) => ["malformed", undefined, m.strategy] },
       conflicting: { values: () => ["conflicting"] },
     },

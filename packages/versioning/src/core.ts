@@ -413,9 +413,15 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
  * Not a 400: two fields naming different versions contradict each other, while `Accept` lists
  * what the client can take, and here that is nothing this version has.
  */
-function notAcceptable(config: VersioningConfig, named: Named, accepted: VendorMediaType): HttpError {
+function notAcceptable(config: VersioningConfig, named: Named, accepted: VendorMediaType): Refused {
   const message = `Accept takes no representation of API version ${spelled(named)} (${described(named)}); it names ${excerpt(accepted.mediaType)}`;
-  return HttpError.notAcceptable(message, { code: "not_acceptable", headers: config.supported });
+  return new Refused(
+    HttpError.notAcceptable(message, { code: "not_acceptable", headers: config.supported }),
+    {
+      decision: "not-acceptable",
+      strategy: STRATEGY[named.source],
+    },
+  );
 }
 
 /** Which strategy a decision names when several named the same version: the first of these. */

@@ -86,6 +86,18 @@ const ROWS: readonly [string, string, IncomingHttpHeaders, Expected][] = [
     { decision: "conflicting", strategies: ["path", "header"] },
   ],
   [
+    "/v1/x with Accept: vnd.svc.v2+json only → not acceptable (406), by the path",
+    "/v1/x",
+    { accept: "application/vnd.svc.v2+json" },
+    { decision: "not-acceptable", strategy: "path" },
+  ],
+  [
+    "/v1/x with Accept naming a version of 100 digits → not acceptable (406), none of the digits",
+    "/v1/x",
+    { accept: `application/vnd.svc.v${"9".repeat(100)}+json` },
+    { decision: "not-acceptable", strategy: "path" },
+  ],
+  [
     "API-Version: two → malformed (400), by the header",
     "/x",
     { "api-version": "two" },

@@ -6,7 +6,8 @@ export type VersioningStrategy = "path" | "query" | "header" | "custom" | "media
 /**
  * What `svc:versioning` says of one request: the version it got (`chosen`), or its refusal: a
  * version the API does not have (`unsupported`), a version field that holds no version
- * (`malformed`), two strategies naming different versions (`conflicting`). Every member takes its
+ * (`malformed`), two strategies naming different versions (`conflicting`), a version the API has
+ * whose representations `Accept` takes none of (`not-acceptable`, 406). Every member takes its
  * value from a set the configuration bounds: a refusal never carries what the client wrote.
  *
  * @see https://opentelemetry.io/docs/specs/otel/metrics/sdk/#cardinality-limits a subscriber labels metrics with these members
@@ -42,6 +43,17 @@ export type VersioningDiagnostic =
       readonly request: object | undefined;
       readonly decision: "malformed";
       /** The strategy whose field holds no version (`API-Version: two`, `?api-version=1&api-version=2`). */
+      readonly strategy: VersioningStrategy;
+    }
+  | {
+      /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
+      readonly request: object | undefined;
+      /**
+       * A version the API has, but `Accept` takes none of its representations (RFC 9110
+       * §15.5.7): a vendor media type of another version, or one whose version does not parse.
+       */
+      readonly decision: "not-acceptable";
+      /** The strategy that named the version. */
       readonly strategy: VersioningStrategy;
     }
   | {
