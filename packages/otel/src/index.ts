@@ -27,9 +27,9 @@ import type { NegotiateDiagnostic } from "@svc/negotiate";
 import type { RateLimitDiagnostic } from "@svc/ratelimit";
 import type { SoapDiagnostic } from "@svc/soap-envelope";
 import type { VersioningDiagnostic } from "@svc/versioning";
+import { errorType, OTHER, SCOPE_NAME, spanAttributes } from "./shared.js";
 
-/** The instrumentation scope's name, as the meter and the tracer are named. */
-export const SCOPE_NAME = "@svc/otel";
+export { SCOPE_NAME } from "./shared.js";
 
 /** The packages whose channels {@link instrumentSvc} listens to. */
 export const PACKAGES = [
@@ -88,9 +88,6 @@ interface AttributeSpec {
   /** The values it takes; without them, the first {@link NAMED_VALUES} values it is given. */
   readonly values?: readonly AttributeValue[];
 }
-
-/** The value of an attribute outside its set, as the semantic conventions spell it for `error.type`. */
-const OTHER = "_OTHER";
 
 /** How many values an attribute that the application names keeps before the rest are {@link OTHER}. */
 const NAMED_VALUES = 32;
@@ -485,18 +482,16 @@ function registeredScheme(scheme: string | undefined): string | undefined {
   return REGISTERED_SCHEMES.has(scheme) ? scheme : OTHER;
 }
 
-/** `error.type` of a thrown value: its class name, as the conventions recommend. */
-function errorType(error: unknown): string {
-  if (error instanceof Error) return error.name === "Error" ? error.constructor.name : error.name;
-  return "_OTHER";
-}
-
 /**
  * Subscribes to the @svc packages' diagnostics channels and records, for each decision, one point
  * of its package's counter and the same attributes on the request's active span (a refusal also as
  * a span event); for each traced store or key-set call, a client span and one point of
  * `db.client.operation.duration` or `http.client.request.duration` (seconds). Call it once, after
  * the OpenTelemetry SDK has started, before the server takes requests.
+ *
+ * The active span is the request's server span (an HTTP instrumentation's).
+ * Its `error.type` tells why the request failed: the first refusal's reason (`expired`), else the
+ * first a decision gave; a later decision's stays in its event and its point.
  *
  * @example
  * const instrumentation = instrumentSvc();
@@ -558,9 +553,10 @@ export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstr
       const attributes = tally.add(kind === undefined ? mapping.unknown : kind.values(message));
       const span = trace.getActiveSpan();
       if (span === undefined || !span.isRecording()) return;
-      span.setAttributes(attributes);
-      if (kind !== undefined && refuses(kind, message))
-        span.addEvent(`svc.${pkg}.${message.decision.replaceAll("-", "_")}`, attributes);
+      const refusal = kind !== undefined && refuses(kind, message);
+      // The span keeps the first refusal's `error.type`: a later decision's goes in its event and point.
+      span.setAttributes(spanAttributes(span, attributes, refusal));
+      if (refusal) span.addEvent(`svc.${pkg}.${message.decision.replaceAll("-", "_")}`, attributes);
     });
   }
 

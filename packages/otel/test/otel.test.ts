@@ -263,6 +263,39 @@ describe("instrumentSvc with the OpenTelemetry SDK: a decision → a counter poi
   });
 });
 
+describe("instrumentSvc: the span's error.type is the first refusal's reason", () => {
+  /** `messages` published on their channels inside one server span; that span's `error.type`. */
+  function errorTypeAfter(...messages: [channel: string, message: object][]) {
+    tracer.startActiveSpan("POST /orders", { kind: SpanKind.SERVER }, (span) => {
+      for (const [channel, message] of messages) nodeChannel(channel).publish({ request: {}, ...message });
+      span.end();
+    });
+    return spans.getFinishedSpans().find((s) => s.name === "POST /orders")?.attributes["error.type"];
+  }
+  const storeFailedOpen = [
+    "svc:ratelimit",
+    { decision: "store-failed", failMode: "open", error: new RangeError("down") },
+  ] as [string, object];
+  const expired = ["svc:auth", { decision: "refused", scheme: "bearer", reason: "expired" }] as [
+    string,
+    object,
+  ];
+  const record = ["svc:errors", { decision: "record", status: 401, code: "invalid_token" }] as [
+    string,
+    object,
+  ];
+
+  it("refused (expired), then the error record (invalid_token) → expired", () => {
+    expect(errorTypeAfter(expired, record)).toBe("expired");
+  });
+
+  it("a store failure let through (RangeError), then a refusal (expired) → expired; with no refusal after → RangeError", () => {
+    expect(errorTypeAfter(storeFailedOpen, expired, record)).toBe("expired");
+    spans.reset();
+    expect(errorTypeAfter(storeFailedOpen, record)).toBe("RangeError");
+  });
+});
+
 describe("instrumentSvc: what a client wrote is never an attribute's value", () => {
   it("2,100 versions the API does not have (8,000 digits each) → one point, svc.api.version unsupported; version 2 keeps its own", async () => {
     const channel = nodeChannel("svc:versioning");
