@@ -14,4 +14,12 @@ export default function smoke(mod) {
     refused = err.code === "ERR_SVC_OTEL_PACKAGES";
   }
   if (!refused) throw new Error("instrumentSvc() takes an unknown package");
+  // Without an SDK the span helpers build no span: the listener and the handler run as they are.
+  let served = false;
+  mod.serverSpans(() => {
+    served = true;
+  })({ method: "GET", headers: {} }, { once() {} });
+  if (!served) throw new Error("serverSpans() is broken");
+  if (typeof mod.fetchServerSpans(() => undefined) !== "function")
+    throw new Error("fetchServerSpans() is broken");
 }

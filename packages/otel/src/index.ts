@@ -29,6 +29,13 @@ import type { SoapDiagnostic } from "@svc/soap-envelope";
 import type { VersioningDiagnostic } from "@svc/versioning";
 import { errorType, OTHER, SCOPE_NAME, spanAttributes } from "./shared.js";
 
+export {
+  type FetchHandler,
+  fetchServerSpans,
+  type NodeRequestListener,
+  type ServerSpanOptions,
+  serverSpans,
+} from "./server-spans.js";
 export { SCOPE_NAME } from "./shared.js";
 
 /** The packages whose channels {@link instrumentSvc} listens to. */
@@ -489,7 +496,7 @@ function registeredScheme(scheme: string | undefined): string | undefined {
  * `db.client.operation.duration` or `http.client.request.duration` (seconds). Call it once, after
  * the OpenTelemetry SDK has started, before the server takes requests.
  *
- * The active span is the request's server span (an HTTP instrumentation's).
+ * The active span is the request's server span: {@link serverSpans}' or an HTTP instrumentation's.
  * Its `error.type` tells why the request failed: the first refusal's reason (`expired`), else the
  * first a decision gave; a later decision's stays in its event and its point.
  *
