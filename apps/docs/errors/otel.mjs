@@ -11,7 +11,43 @@ const otel = ({ name, ...rest }) =>
     ...rest,
   });
 
+const SPANS = "`serverSpans()` or `fetchServerSpans()` of `@svc/otel`";
+const spansImports = 'import { fetchServerSpans, serverSpans } from "@svc/otel";';
+
 export default {
+  ERR_SVC_OTEL_LISTENER: option({
+    raiser: "`serverSpans()` of `@svc/otel`",
+    name: "listener",
+    refused: "its first argument is not a `node:http` request listener (a function)",
+    accepted: "a request listener",
+    imports: `${spansImports}\nimport type { RequestListener } from "node:http";`,
+    call: (v) => `const listener = serverSpans(${v});\nvoid fetchServerSpans;\nvoid listener;`,
+    wrong: 'JSON.parse("{}") as RequestListener',
+    right: '((_req, res) => res.end("ok")) satisfies RequestListener',
+    fix: "Give the listener the server would call (Express's `app`, a `(req, res) => …` function, `getRequestListener(app.fetch)` of `@hono/node-server`), not a server or a router object.",
+  }),
+  ERR_SVC_OTEL_HANDLER: option({
+    raiser: "`fetchServerSpans()` of `@svc/otel`",
+    name: "handler",
+    refused: "its first argument is not a Fetch handler (a function from a `Request` to a `Response`)",
+    accepted: "a Fetch handler",
+    imports: spansImports,
+    call: (v) => `const fetch = fetchServerSpans(${v});\nvoid serverSpans;\nvoid fetch;`,
+    wrong: 'JSON.parse("{}") as (request: Request) => Response',
+    right: '(_request: Request) => new Response("ok")',
+    fix: "Give the Fetch handler itself (Hono's `app.fetch`, a Worker's `fetch`), not the app object.",
+  }),
+  ERR_SVC_OTEL_PROPAGATOR: option({
+    raiser: SPANS,
+    name: "propagator",
+    accepted: "a TextMapPropagator",
+    imports: `${spansImports}\nimport { propagation, type TextMapPropagator } from "@opentelemetry/api";`,
+    call: (v) =>
+      `const listener = serverSpans((_req, res) => res.end("ok"), { propagator: ${v} });\nvoid fetchServerSpans;\nvoid listener;`,
+    wrong: "JSON.parse('\"tracecontext\"') as TextMapPropagator",
+    right: "propagation satisfies TextMapPropagator",
+    fix: "Give a propagator object (the API's `propagation`, or `new W3CTraceContextPropagator()` of `@opentelemetry/core`), or leave `propagator` out to use the global one.",
+  }),
   ERR_SVC_OTEL_PACKAGES: otel({
     name: "packages",
     accepted: "a list of ",

@@ -298,9 +298,12 @@ describe("node:http: bounded names and attributes", () => {
     expect(span?.parentSpanContext).toBeUndefined();
   });
 
-  it("refuses what is not a listener, a tracer provider or a propagator", () => {
+  it("refuses what is not a listener, a Fetch handler, a tracer provider or a propagator", () => {
     expect(() => serverSpans(undefined as never)).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_LISTENER" }),
+    );
+    expect(() => fetchServerSpans({ fetch: () => new Response() } as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_OTEL_HANDLER" }),
     );
     expect(() => serverSpans(() => {}, { tracerProvider: {} as never })).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_TRACER_PROVIDER" }),
