@@ -24,7 +24,7 @@ import {
 import type { NextFunction } from "@svc/errors";
 import { exchangeOf, headlessMiddleware, recordAuthentication } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
-import { refusedOption } from "@svc/kernel/internal";
+import { checkBooleanOption, writeRequestProperty } from "@svc/kernel/internal";
 import { setPassage } from "@svc/kernel/node";
 
 export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/auth";
@@ -61,14 +61,7 @@ function requestPropertyOption(options: ExpressAuthenticateOptions): [Authentica
   if (typeof options !== "object" || options === null || !("requestProperty" in options))
     return [options, false];
   const { requestProperty, ...rest } = options;
-  if (requestProperty !== undefined && typeof requestProperty !== "boolean")
-    throw refusedOption(
-      "auth",
-      "requestProperty",
-      requestProperty,
-      "true or false",
-      "@svc/auth: requestProperty",
-    );
+  checkBooleanOption("auth", "requestProperty", requestProperty, "@svc/auth: requestProperty");
   return [rest, requestProperty === true];
 }
 
@@ -121,8 +114,8 @@ export function authenticate(options: ExpressAuthenticateOptions) {
       const exchange = exchangeOf(req);
       exchange.body ??= { value: req.body };
     }
-    // Only one left by an earlier step: `delete` of an absent property still costs a lookup.
-    if (property && req.principal !== undefined) delete req.principal;
+    // Not one an earlier step left, whatever this request's decision comes to.
+    if (property) writeRequestProperty(req, "principal", undefined);
     let decided: Principal | undefined | Promise<Principal | undefined>;
     try {
       decided = authenticator.decide(req);
@@ -132,14 +125,14 @@ export function authenticate(options: ExpressAuthenticateOptions) {
     }
     // A cached token is decided in this turn: no promise, no closure on the hot path.
     if (!(decided instanceof Promise)) {
-      if (property && decided !== undefined) req.principal = decided;
       recordAuthentication(req, decided, realm);
+      if (property) writeRequestProperty(req, "principal", decided);
       next();
       return;
     }
     return decided.then((principal) => {
-      if (property && principal !== undefined) req.principal = principal;
       recordAuthentication(req, principal, realm);
+      if (property) writeRequestProperty(req, "principal", principal);
       // The fields of the response to an authenticated request (a fresh DPoP-Nonce).
       const passage = authenticator.passage(req);
       if (passage !== undefined) setPassage(res, passage);

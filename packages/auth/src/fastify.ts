@@ -22,7 +22,7 @@ import {
 } from "@svc/auth";
 import { exchangeOf, type RequestView, recordAuthentication } from "@svc/kernel";
 import { appWide, fastifyView, setReplyPassage } from "@svc/kernel/fastify";
-import { refusedOption } from "@svc/kernel/internal";
+import { checkBooleanOption, refusedOption, writeRequestProperty } from "@svc/kernel/internal";
 import type {
   FastifyInstance,
   FastifyPluginCallback,
@@ -97,14 +97,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
   try {
     if (hook !== "onRequest" && hook !== "preHandler")
       throw refusedOption("auth", "hook", hook, '"onRequest" or "preHandler"', "@svc/auth: hook");
-    if (typeof requestProperty !== "boolean")
-      throw refusedOption(
-        "auth",
-        "requestProperty",
-        requestProperty,
-        "true or false",
-        "@svc/auth: requestProperty",
-      );
+    checkBooleanOption("auth", "requestProperty", requestProperty, "@svc/auth: requestProperty");
     authenticator = createAuthenticator(rest);
   } catch (err) {
     done(err as Error);
@@ -120,8 +113,8 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     principal: Principal | undefined,
   ): void => {
     request.auth = { principal, realm: realm.realm, challenges: realm.challenges };
-    if (requestProperty) request.principal = principal ?? null;
     recordAuthentication(request.raw, principal, realm);
+    if (requestProperty) writeRequestProperty(request, "principal", principal, null);
     if (principal !== undefined)
       request.log.debug({ principal: principal.id, scheme: principal.scheme }, "authenticated");
     // The fields of the response to an authenticated request (a fresh DPoP-Nonce).

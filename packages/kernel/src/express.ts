@@ -14,7 +14,8 @@ import {
 import type { NextFunction } from "./async-route.js";
 import type { TrustHop } from "./forwarded.js";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
-import { checkOptionNames, refusedOption } from "./option-error.js";
+import { checkBooleanOption, checkOptionNames } from "./option-error.js";
+import { writeRequestProperty } from "./request-property.js";
 import { type RequestSlot, requestSlot } from "./request-slot.js";
 import type { ApiVersion } from "./steps.js";
 import { writeValue } from "./write.js";
@@ -158,8 +159,8 @@ function prepareRequest(
     setPassage(res, version);
     if (version.target !== target) req.url = version.target;
     if (properties) {
-      req.apiVersion = version.version;
-      req.apiVersionPrefix = version.prefix;
+      writeRequestProperty(req, "apiVersion", version.version);
+      writeRequestProperty(req, "apiVersionPrefix", version.prefix);
     }
   }
   return result;
@@ -186,14 +187,7 @@ const EXPRESS_ADAPTER_OPTIONS = Object.keys({ requestProperties: 0 } satisfies R
 function requestPropertiesOf(options: ExpressAdapterOptions | undefined): boolean {
   checkOptionNames("kernel", options, EXPRESS_ADAPTER_OPTIONS, "expressAdapter");
   const properties = options?.requestProperties ?? false;
-  if (typeof properties !== "boolean")
-    throw refusedOption(
-      "kernel",
-      "requestProperties",
-      properties,
-      "true or false",
-      "expressAdapter: requestProperties",
-    );
+  checkBooleanOption("kernel", "requestProperties", properties, "expressAdapter: requestProperties");
   return properties;
 }
 

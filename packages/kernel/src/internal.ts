@@ -17,6 +17,7 @@
 export { asyncRoute, type NextFunction } from "./async-route.js";
 export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
 export { buildResponse, isCodedBody } from "./coded-response.js";
+export { concatBytes } from "./concat-bytes.js";
 export {
   type DecisionChannel,
   decisionChannel,
@@ -71,11 +72,14 @@ export {
   redisSender,
 } from "./redis-client.js";
 export { followRedirection, type RedirectedClient, type RedirectingCluster } from "./redis-redirection.js";
+export { writeRequestProperty } from "./request-property.js";
 export { type RequestSlot, requestSlot } from "./request-slot.js";
+export { StoreOptions } from "./store.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { resolveUnreadBody, unreadBodyAction } from "./unread-body.js";
 export { utf8Bytes } from "./utf8.js";
 export { emitWarning } from "./warning.js";
+export { withinTime } from "./within-time.js";
 export {
   UNBOUNDED_XML_RULES,
   type XmlAttributeNS,

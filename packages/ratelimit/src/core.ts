@@ -22,8 +22,8 @@ import type { Decision, RateLimitPolicy } from "./types.js";
  * @internal For the package's Express adapter.
  *
  * One request as the limiter reads it, whatever framework received it: the view (fields and
- * connection), the framework's own request (handed to the option functions, read for its
- * `principal`, given the decision under `requestPropertyName`), and the client's address.
+ * connection), the framework's own request (handed to the option functions, the key of its
+ * exchange, never written), and the client's address.
  */
 export interface Asked {
   readonly view: RequestView;
@@ -583,23 +583,17 @@ class Info implements RateLimitInfo {
 
 /**
  * The request's exchange's `rateLimit` (`requestState(req).rateLimit` for the application's
- * handlers), and the framework request's `requestPropertyName` when given: this decision, unless
- * another limiter's on the same request is tighter.
+ * handlers, and what the adapters copy onto the framework's request under `requestPropertyName`):
+ * this decision, unless another limiter's on the same request is tighter, the same one
+ * X-RateLimit-* shows. The framework's request itself is left untouched.
  */
 function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
   const info = new Info(decision, p.label, config.headers.policyName);
   const native = p.asked.native;
   if (typeof native === "object" && native !== null) {
-    // The tightest decision, for what follows on any framework (`exchangeOf(req).rateLimit`).
     const exchange = exchangeOf(native);
     if (exchange.rateLimit === undefined || tightestDecision(p.asked.owner) === decision)
       exchange.rateLimit = info;
-  }
-  const name = config.requestProperty;
-  if (name !== undefined) {
-    const bag = p.asked.native as Record<string, unknown>;
-    // The tightest decision of every limiter on the request, the same one X-RateLimit-* shows.
-    if (!(name in bag) || bag[name] == null || tightestDecision(p.asked.owner) === decision) bag[name] = info;
   }
   return info;
 }

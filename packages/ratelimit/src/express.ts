@@ -8,8 +8,9 @@
  */
 import type { ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
-import { headlessMiddleware } from "@svc/kernel";
+import { headlessMiddleware, requestState } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
+import { writeRequestProperty } from "@svc/kernel/internal";
 import {
   type Asked,
   after,
@@ -74,6 +75,8 @@ export type {
 export function rateLimit(options: RateLimitOptions) {
   const config = resolveConfig(options);
   const { state, decide } = createDecider(config, false);
+  // `requestPropertyName`, a compatibility option: the property the decision is copied onto.
+  const property = config.requestProperty;
 
   const middleware = function rateLimitMiddleware(
     req: RateLimitRequest,
@@ -83,6 +86,9 @@ export function rateLimit(options: RateLimitOptions) {
     // The app's `trust proxy` in the exchange, for the core's warning about it.
     expressView(req);
     decide(new ExpressAsked(req, res, config.skip !== undefined), (verdict) => {
+      // A decision counted (allowed or denied): the tightest so far, as the exchange records it.
+      if (property !== undefined && "info" in verdict)
+        writeRequestProperty(req, property, requestState(req).rateLimit);
       switch (verdict.kind) {
         case "pass":
           next();

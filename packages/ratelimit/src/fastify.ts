@@ -3,8 +3,9 @@
  *
  * @packageDocumentation
  */
+import { requestState } from "@svc/kernel";
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
-import { optionError, refusedOption } from "@svc/kernel/internal";
+import { optionError, refusedOption, writeRequestProperty } from "@svc/kernel/internal";
 import {
   limitExceeded,
   type RateLimitExceeded,
@@ -180,7 +181,7 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
     // Declared in every context the gate applies in, a shared gate's too.
     const name = gate.requestProperty;
     if (name !== undefined && !app.hasRequestDecorator(name)) app.decorateRequest(name, null);
-    app.addHook("onRequest", answering(fastifyGate(gate), handler));
+    app.addHook("onRequest", answering(recording(fastifyGate(gate), name), handler));
     if (gate.readsResponse) {
       const settled = gate;
       // Fastify runs onResponse when the reply finished or its write failed: only a finished
@@ -218,26 +219,22 @@ export function rateLimitHook(options: Omit<FastifyRateLimitOptions, "prefix">):
       "rate limit: prefix",
     );
   const gate = gateOf(options as FastifyRateLimitOptions, undefined);
-  const hook = answering(fastifyGate(gate), handlerOf(options as FastifyRateLimitOptions));
+  const hook = answering(
+    recording(fastifyGate(gate), gate.requestProperty),
+    handlerOf(options as FastifyRateLimitOptions),
+  );
   if (!gate.readsResponse) return hook;
   // A route's hook adds no onResponse hook of its own: the response's completion, with its status.
-  return function svcRateLimitHook(
-    this: FastifyInstance,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: (err?: Error) => void,
-  ) {
-    // `done` is only called when the request goes on: a refusal goes to the error handler, an
-    // answer was sent, and neither counts its response.
-    (hook as unknown as RouteHook).call(this, request, reply, (err?: Error) => {
-      if (err !== undefined && err !== null) {
-        done(err);
-        return;
-      }
-      reply.raw.once("finish", () => gate.responded(request, reply.statusCode));
-      done();
-    });
-  } as onRequestHookHandler;
+  // `done` is only called when the request goes on: a refusal goes to the error handler, an
+  // answer was sent, and neither counts its response.
+  return followed(hook, (err, request, reply, done) => {
+    if (err !== undefined && err !== null) {
+      done(err);
+      return;
+    }
+    reply.raw.once("finish", () => gate.responded(request, reply.statusCode));
+    done();
+  });
 }
 
 /** The gate's hook as it is called (a callback hook, see `fastifyGate`). */
@@ -247,6 +244,28 @@ type RouteHook = (
   reply: FastifyReply,
   done: (err?: Error) => void,
 ) => void;
+
+/** What follows a hook: given what it passed its `done`, the request, the reply and the `done` to call. */
+type FollowUp = (
+  err: Error | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (err?: Error) => void,
+) => void;
+
+/** `hook`, then `followUp` in place of its `done`. */
+function followed(hook: onRequestHookHandler, followUp: FollowUp): onRequestHookHandler {
+  return function svcRateLimitHook(
+    this: FastifyInstance,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (err?: Error) => void,
+  ) {
+    (hook as unknown as RouteHook).call(this, request, reply, (err?: Error) =>
+      followUp(err, request, reply, done),
+    );
+  } as onRequestHookHandler;
+}
 
 /** `options.handler`, checked: a function, or none. */
 function handlerOf(options: FastifyRateLimitOptions): FastifyRateLimitHandler | undefined {
@@ -262,6 +281,19 @@ function handlerOf(options: FastifyRateLimitOptions): FastifyRateLimitHandler | 
 }
 
 /**
+ * `hook`, the request's tightest rate-limit decision so far (its exchange's) then copied onto
+ * `request[name]`: the `requestPropertyName` compatibility option. Without a name, `hook` itself.
+ */
+function recording(hook: onRequestHookHandler, name: string | undefined): onRequestHookHandler {
+  if (name === undefined) return hook;
+  return followed(hook, (err, request, _reply, done) => {
+    const info = requestState(request).rateLimit;
+    if (info !== undefined) writeRequestProperty(request, name, info);
+    done(err);
+  });
+}
+
+/**
  * `hook`, its refusals over the limit given to `handler` with `Retry-After` and the rate limit
  * fields on the reply; every other outcome as the hook decided it.
  */
@@ -270,34 +302,27 @@ function answering(
   handler: FastifyRateLimitHandler | undefined,
 ): onRequestHookHandler {
   if (handler === undefined) return hook;
-  return function svcRateLimitAnswer(
-    this: FastifyInstance,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: (err?: Error) => void,
-  ) {
-    (hook as unknown as RouteHook).call(this, request, reply, (err?: Error) => {
-      const exceeded = err === undefined || err === null ? undefined : limitExceeded(err);
-      if (exceeded === undefined) {
-        done(err);
-        return;
-      }
-      // RFC 6585 §4: 429 "MAY include a Retry-After header"; set as the error handler would.
-      reply.headers(exceeded.error.headers);
-      let answered: void | Promise<void>;
-      try {
-        answered = handler(request, reply, exceeded);
-      } catch (thrown) {
-        done(thrown as Error);
-        return;
-      }
-      const settled = (): void => {
-        // Sent: Fastify runs no further hook. Not sent: the default 429.
-        if (!reply.sent) done(exceeded.error);
-      };
-      if (answered !== undefined && typeof (answered as Promise<void>).then === "function")
-        (answered as Promise<void>).then(settled, (thrown: unknown) => done(thrown as Error));
-      else settled();
-    });
-  } as onRequestHookHandler;
+  return followed(hook, (err, request, reply, done) => {
+    const exceeded = err === undefined || err === null ? undefined : limitExceeded(err);
+    if (exceeded === undefined) {
+      done(err);
+      return;
+    }
+    // RFC 6585 §4: 429 "MAY include a Retry-After header"; set as the error handler would.
+    reply.headers(exceeded.error.headers);
+    let answered: void | Promise<void>;
+    try {
+      answered = handler(request, reply, exceeded);
+    } catch (thrown) {
+      done(thrown as Error);
+      return;
+    }
+    const settled = (): void => {
+      // Sent: Fastify runs no further hook. Not sent: the default 429.
+      if (!reply.sent) done(exceeded.error);
+    };
+    if (answered !== undefined && typeof (answered as Promise<void>).then === "function")
+      (answered as Promise<void>).then(settled, (thrown: unknown) => done(thrown as Error));
+    else settled();
+  });
 }

@@ -134,9 +134,10 @@ export interface RateLimitGate<Request = unknown> extends Gate<Request> {
    */
   readonly readsResponse: boolean;
   /**
-   * The property of the framework's request the gate leaves its decision on
-   * (`requestPropertyName`), `undefined` when that is `false`: what an adapter declares (Fastify's
-   * `decorateRequest`) in each context it applies the gate in.
+   * The property of the framework's request an adapter copies the decision onto
+   * (`requestPropertyName`), `undefined` when that is `false`: what the Fastify adapter declares
+   * (`decorateRequest`) in each context it applies the gate in, and writes. The gate itself records
+   * the decision in the request's exchange only.
    */
   readonly requestProperty: string | undefined;
   /**

@@ -77,7 +77,10 @@ export interface RateLimitRequest extends IncomingMessage {
    * principal recorded with the request (`requestState(req).principal` of `@svc/kernel`).
    */
   principal?: RateLimitPrincipal | undefined;
-  /** Set by `rateLimit()` under `requestPropertyName: "rateLimit"`; read `requestState(req).rateLimit`. */
+  /**
+   * Copied there by the Express middleware under `requestPropertyName: "rateLimit"` (the limiter
+   * records the decision in the request's exchange only); read `requestState(req).rateLimit`.
+   */
   rateLimit?: RateLimitInfo | undefined;
 }
 
@@ -205,9 +208,10 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
   message?: RateLimitMessage | PerRequest<RateLimitMessage>;
   /**
    * A compatibility option for applications written against 0.1 and 0.2 (and express-rate-limit):
-   * the property of the framework's request the decision is also left on (`"rateLimit"`:
-   * `req.rateLimit`). Handlers read it with `requestState(req).rateLimit` of `@svc/kernel`, on
-   * every framework, and no package reads the property; `false` writes none.
+   * the property of Express's `req` or Fastify's `request` the Express middleware and the Fastify
+   * plugin and hook copy the decision onto (`"rateLimit"`: `req.rateLimit`). Handlers read it with
+   * `requestState(req).rateLimit` of `@svc/kernel`, on every framework, and no package reads the
+   * property; `false` writes none.
    * @default false
    */
   requestPropertyName?: string | false;

@@ -5,7 +5,8 @@ import express from "express";
 import Fastify from "fastify";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { rateLimit } from "../src/express.js";
-import { rateLimit as fastifyRateLimit } from "../src/fastify.js";
+import { rateLimit as fastifyRateLimit, rateLimitHook } from "../src/fastify.js";
+import { rateLimitGate } from "../src/index.js";
 
 const quiet = { warn() {} };
 
@@ -72,5 +73,36 @@ describe("request.rateLimit on Fastify: requestPropertyName", () => {
   });
   it('requestPropertyName: "rateLimit" → request.rateLimit declared, remaining 4, as requestState(request).rateLimit', async () => {
     expect(await fastifySeen("rateLimit")).toEqual({ written: true, declared: true, property: 4, state: 4 });
+  });
+});
+
+describe("the limiter's core leaves the framework's request alone", () => {
+  it('a gate with requestPropertyName: "rateLimit", driven without an adapter → the request object gains no property; requestState(request).rateLimit.remaining 4', async () => {
+    const gate = rateLimitGate({ limit: 5, logger: quiet, requestPropertyName: "rateLimit" });
+    const request = {};
+    const view = { method: "GET", url: "/", headers: {}, socket: { remoteAddress: "192.0.2.1" } };
+    await gate(view, request);
+    expect(Object.getOwnPropertyNames(request)).toEqual([]);
+    expect(requestState(request).rateLimit?.remaining).toBe(4);
+  });
+
+  it('rateLimitHook({ requestPropertyName: "quota" }) on one Fastify route → request.quota.remaining 4, as requestState(request).rateLimit', async () => {
+    const app = Fastify();
+    await app.register(errorPlugin, { logger: { error() {} } });
+    app.get(
+      "/",
+      { onRequest: rateLimitHook({ limit: 5, logger: quiet, requestPropertyName: "quota" }) },
+      async (request) => ({
+        property: (request as { quota?: { remaining: number } }).quota?.remaining ?? null,
+        state: requestState(request).rateLimit?.remaining ?? null,
+      }),
+    );
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const { url, close } = await whenListening(app.server);
+    onTestFinished(async () => {
+      await close();
+      await app.close();
+    });
+    expect(await (await fetch(url)).json()).toEqual({ property: 4, state: 4 });
   });
 });
