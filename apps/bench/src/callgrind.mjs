@@ -10,7 +10,8 @@
 //     [--readme [--rounds 2]] [--cache-sim]
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
-// from its own /auth/token) takes any scenario of scenarios.mjs whose server is a script of
+// from its own /auth/token; `svc-stack-telemetry-off`, `svc-stack-metrics` and `svc-stack-traced`
+// are the same server with its telemetry set) takes any scenario of scenarios.mjs whose server is a script of
 // src/servers/, such as `packages-readme`, `soap-envelope-node`, `node-soap-node` or
 // `soap-floor-node` (given the bench token and its key, as run.mjs gives them). `--soap`
 // measures those three one after the other, with the same getCustomer request, and prints the
@@ -26,6 +27,13 @@
 // instructions, Dr/Dw data reads and writes, D1mr/D1mw first-level data misses, DLmr/DLmw
 // last-level misses, Bc/Bcm conditional branches and mispredictions, Bi/Bim indirect ones). It
 // answers why two servers with the same instructions take different CPU time. About twice as slow.
+//
+// A scenario's own Node.js flags are kept (the TypeScript loader aside: the bundle needs none), so
+// peer-stack-otel runs behind the OpenTelemetry loader hook and its `--import`ed SDK setup, as
+// unbundled: the instrumented packages stay external to the bundle, and the hook patches them as
+// they load. A scenario with `metrics` (its Prometheus port's variable, given a free port) also
+// has `telemetry` in its figure: the requests its metrics recorded for the route (warm-up and
+// measured ones), so a row measured "with telemetry" shows it was live.
 //
 // `BENCH_NODE_ARGS` adds Node.js flags to the measured server, the reference server too (`--perf-basic-prof` for
 // callgrind-profile.mjs, `--no-turbo-inlining` so each function keeps its own instructions);
@@ -46,6 +54,7 @@ import { issueBenchToken } from "./fixtures.mjs";
 import { send, waitReady } from "./keep-alive-load.mjs";
 import { REFERENCE_ENV, referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
+import { scrapeRecorded } from "./telemetry-check.mjs";
 import { workspaceSources } from "./workspace-sources.mjs";
 
 const exec = promisify(execFile);
@@ -225,6 +234,8 @@ async function measure(id) {
         events = Object.fromEntries(names.map((name, i) => [name, Math.round((counts[i] ?? 0) / requests)]));
       }
     }
+    // What the server's telemetry recorded (warm-up and measured requests), when it has metrics.
+    const telemetry = server.metricsUrl === undefined ? undefined : await scrapeRecorded(server.metricsUrl);
     return {
       scenario: id,
       root,
@@ -236,6 +247,7 @@ async function measure(id) {
       perRequest: Math.round(total / requests),
       perRequestByThread: threads,
       ...(events === undefined ? {} : { events }),
+      ...(telemetry === undefined ? {} : { telemetry }),
       files: files.map((f) => join(outDir, f)),
     };
   } finally {
@@ -259,9 +271,28 @@ async function bundled(scenario, port, publicJwk) {
     BENCH_JWK: publicJwk,
   };
   delete env.REDIS_URL;
-  if (scenario.id === "svc-stack") {
+  const spec = scenario.server();
+  if (spec.unavailable) throw new Error(`${scenario.id}: ${spec.unavailable}`);
+  // The variable naming the port of the server's Prometheus metrics, given a free port: the
+  // figure then says what the server recorded while it was measured.
+  const metricsPort = spec.metrics === undefined ? undefined : await freePort();
+  const metricsUrl =
+    spec.metrics === undefined
+      ? undefined
+      : `http://127.0.0.1:${metricsPort}${spec.metrics.path ?? "/metrics"}`;
+  /** The scenario's environment over this one's: a null value removes the variable. */
+  const withSpecEnv = () => {
+    for (const [name, value] of Object.entries(spec.env ?? {})) {
+      if (value === null) delete env[name];
+      else env[name] = value;
+    }
+    if (spec.metrics !== undefined) env[spec.metrics.portEnv] = String(metricsPort);
+  };
+  if (spec.reference) {
+    // The reference server (svc-stack and its variants), from `root`'s entry point.
     const serverDir = join(root, "apps/reference-server");
     Object.assign(env, REFERENCE_ENV);
+    withSpecEnv();
     const bundle = join(serverDir, "dist", "callgrind-main.mjs");
     await esbuild(join(serverDir, "src/main.ts"), bundle, sources);
     // As `npm start` of the checkout measured runs it (see referenceNodeFlags).
@@ -269,10 +300,9 @@ async function bundled(scenario, port, publicJwk) {
       ...referenceNodeFlags(serverDir),
       ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
     ];
-    return { bundle, cwd: serverDir, env, nodeArgs, readyPath: "/health", readyStatus: 200 };
+    return { bundle, cwd: serverDir, env, nodeArgs, readyPath: "/health", readyStatus: 200, metricsUrl };
   }
-  const spec = scenario.server();
-  if (!spec.script || spec.unavailable) throw new Error(`${scenario.id}: ${spec.unavailable ?? "no script"}`);
+  if (!spec.script) throw new Error(`${scenario.id}: no script`);
   // src/servers/x.mjs of this checkout → apps/bench/dist/servers/x.mjs of `root`: same depth.
   const source = join(root, "apps/bench/src", relative(here, spec.script));
   const bundle = join(
@@ -282,17 +312,34 @@ async function bundled(scenario, port, publicJwk) {
     `callgrind-${basename(source)}`,
   );
   await esbuild(source, bundle, sources);
-  Object.assign(env, spec.env ?? {});
+  withSpecEnv();
   return {
     bundle,
     cwd: join(root, "apps/bench"),
     env,
-    // The bundle needs no loader.
-    nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    // The bundle needs no TypeScript loader; the scenario's other flags stay, such as the
+    // OpenTelemetry loader hook and the `--import` of its setup (peer-stack-otel): they run
+    // before the bundle is loaded, and the packages it imports stay external, so the
+    // instrumentations patch them as they would the unbundled server's.
+    nodeArgs: [
+      ...withoutTsLoader(spec.nodeArgs ?? []),
+      ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ],
+    metricsUrl,
     readyPath: spec.readyPath ?? "/",
     // As harness.mjs: any status, when the scenario names none.
     readyStatus: spec.readyStatus,
   };
+}
+
+/** Node flags without `--import <the TypeScript loader>`, which a bundle does not need. */
+function withoutTsLoader(nodeArgs) {
+  const kept = [];
+  for (let i = 0; i < nodeArgs.length; i++) {
+    if (nodeArgs[i] === "--import" && /ts-loader\.mjs$/.test(nodeArgs[i + 1] ?? "")) i++;
+    else kept.push(nodeArgs[i]);
+  }
+  return kept;
 }
 
 /**

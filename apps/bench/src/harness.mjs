@@ -24,9 +24,13 @@ const run = promisify(execFile);
  * server's own). With `command` (a runtime's binary and its arguments), that runs `script` in
  * place of this Node.js and `nodeArgs`.
  *
+ * With `metrics` (`{ portEnv, path? }`: the variable naming the port a server serves its
+ * Prometheus metrics on, such as `OTEL_EXPORTER_PROMETHEUS_PORT`), that variable is given a free
+ * port and the result has `metricsUrl` (`path` defaults to `/metrics`).
+ *
  * @param {{ script: string, nodeArgs?: string[], env?: Record<string, string | null | undefined>,
  *   readyPath?: string, readyStatus?: number, timeoutMs?: number, cwd?: string, cpu?: number,
- *   command?: string[] }} options
+ *   command?: string[], metrics?: { portEnv: string, path?: string } }} options
  */
 export async function startServer({
   script,
@@ -38,10 +42,18 @@ export async function startServer({
   cwd,
   cpu,
   command: runtime,
+  metrics,
 }) {
   const port = await freePort();
+  const metricsPort = metrics === undefined ? undefined : await freePort();
   // A null value removes an inherited variable (REDIS_URL from CI must not switch stores).
-  const childEnv = { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" };
+  const childEnv = {
+    ...process.env,
+    ...env,
+    ...(metrics === undefined ? {} : { [metrics.portEnv]: String(metricsPort) }),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+  };
   for (const [name, value] of Object.entries(childEnv)) if (value === null) delete childEnv[name];
   const command = [...(runtime ?? [process.execPath, ...nodeArgs]), script];
   if (cpu !== undefined) command.unshift("taskset", "-c", String(cpu));
@@ -85,6 +97,8 @@ export async function startServer({
 
   return {
     url,
+    metricsUrl:
+      metrics === undefined ? undefined : `http://127.0.0.1:${metricsPort}${metrics.path ?? "/metrics"}`,
     pid: child.pid,
     stderr: () => stderr,
     async stop() {

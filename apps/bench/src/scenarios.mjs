@@ -2,8 +2,9 @@
 // against it (`{{seq}}` in its body or a header is filled in per request, see harness.mjs).
 // Scenarios that need code from the reference server say "not available yet" until it is there.
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { EMPLOYEE_ID, WSSE_FIXTURES } from "./fixtures.mjs";
 import { rawRequest, SEQ } from "./harness.mjs";
 import { REFERENCE_ENV, referenceNodeFlags } from "./reference-flags.mjs";
@@ -52,6 +53,12 @@ export const groups = [
       "SOAP 1.2 getCustomer signed with WS-Security X.509 (BinarySecurityToken; Body and Timestamp, RSA-SHA256, exclusive C14N) → 200",
     baselines: ["node-soap-signed-node"],
   },
+  {
+    id: "telemetry",
+    title:
+      "GET /employees/{id} with telemetry on: the reference server's settings beside the peer stack with the standard OpenTelemetry setup → 200",
+    baselines: ["peer-stack-otel"],
+  },
   // One table per runtime: the packages' Hono composition beside Hono's own middleware there.
   ...RUNTIMES.map((runtime) => ({
     id: `runtime-${runtime}`,
@@ -78,6 +85,78 @@ function referenceServer() {
     readyPath: "/health",
     readyStatus: 200,
     env: { ...REFERENCE_ENV, REDIS_URL: null },
+    // The script is the reference server's entry point: callgrind.mjs bundles it from `--root`.
+    reference: true,
+  };
+}
+
+/**
+ * The reference server with its telemetry set through its environment: `TELEMETRY` (`on`: the
+ * packages' decisions and the request durations as metrics; `off`: nothing recorded) and, with
+ * `traces`, a server span per request batched to an OTLP endpoint that refuses every connection
+ * (nothing listens on the discard port): each span is built, batched and its export attempted, as
+ * the peer stack's are. Inherited OpenTelemetry variables are removed, so the shell does not
+ * change a row. With telemetry on, the harness gives `METRICS_PORT` a free port (`metrics`), so a
+ * run can read `GET /metrics` and see what was recorded.
+ */
+function referenceWithTelemetry({ telemetry, traces = false }) {
+  const base = referenceServer();
+  if (base.unavailable) return base;
+  return {
+    ...base,
+    env: {
+      ...base.env,
+      ...UNSET_OTEL,
+      TELEMETRY: telemetry ? "on" : "off",
+      METRICS_PORT: null,
+      ...(traces ? { OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: REFUSED_OTLP } : {}),
+    },
+    ...(telemetry ? { metrics: { portEnv: "METRICS_PORT" } } : {}),
+  };
+}
+
+/** OTLP/HTTP traces to a loopback port nothing listens on: every export is refused. */
+export const REFUSED_OTLP = "http://127.0.0.1:9/v1/traces";
+
+/** The OpenTelemetry variables a shell may carry, removed from a server's environment. */
+const UNSET_OTEL = Object.freeze({
+  OTEL_SDK_DISABLED: null,
+  OTEL_TRACES_EXPORTER: null,
+  OTEL_METRICS_EXPORTER: null,
+  OTEL_LOGS_EXPORTER: null,
+  OTEL_EXPORTER_OTLP_ENDPOINT: null,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: null,
+  OTEL_EXPORTER_OTLP_PROTOCOL: null,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: null,
+  OTEL_SEMCONV_STABILITY_OPT_IN: null,
+});
+
+/**
+ * The peer stack (peer-stack.mjs, unchanged) behind the OpenTelemetry setup of
+ * servers/peer-stack-otel.mjs, started as the OpenTelemetry JS documentation starts an ES module
+ * application: `--experimental-loader=@opentelemetry/instrumentation/hook.mjs --import
+ * ./peer-stack-otel.mjs`. Spans go to the same refusing OTLP endpoint as the reference server's,
+ * through the SDK's BatchSpanProcessor (http/protobuf, the default protocol); the Prometheus
+ * exporter listens on a free port (`metrics`). `OTEL_LOGS_EXPORTER=none`: the application's log
+ * lines go through pino to stdout, as the reference server's do, not to an OTLP log exporter.
+ */
+function peerStackOtel() {
+  const hook = createRequire(import.meta.url).resolve("@opentelemetry/instrumentation/hook.mjs");
+  return {
+    script: script("peer-stack.mjs"),
+    nodeArgs: [
+      `--experimental-loader=${pathToFileURL(hook).href}`,
+      "--import",
+      script("peer-stack-otel.mjs"),
+    ],
+    env: {
+      ...UNSET_OTEL,
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: REFUSED_OTLP,
+      OTEL_LOGS_EXPORTER: "none",
+      OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+    },
+    metrics: { portEnv: "OTEL_EXPORTER_PROMETHEUS_PORT" },
   };
 }
 
@@ -126,6 +205,12 @@ function firstId(value) {
     }
   }
   return undefined;
+}
+
+/** The reference server's GET /employees/{id} with a token of its own. */
+async function referenceGet(url) {
+  const session = await referenceSession(url);
+  return { path: session.path, headers: session.headers, expectStatus: 200 };
 }
 
 async function referenceSession(url) {
@@ -306,10 +391,36 @@ export const scenarios = [
     group: "get",
     label: "@svc reference server, every middleware on, SQLite",
     server: referenceServer,
-    prepare: async (url) => {
-      const session = await referenceSession(url);
-      return { path: session.path, headers: session.headers, expectStatus: 200 };
-    },
+    prepare: referenceGet,
+  },
+  {
+    id: "svc-stack-telemetry-off",
+    group: "telemetry",
+    label: "@svc reference server, TELEMETRY=off: nothing recorded",
+    server: () => referenceWithTelemetry({ telemetry: false }),
+    prepare: referenceGet,
+  },
+  {
+    id: "svc-stack-metrics",
+    group: "telemetry",
+    label:
+      "@svc reference server, TELEMETRY=on: the packages' decisions and request durations as metrics, no spans",
+    server: () => referenceWithTelemetry({ telemetry: true }),
+    prepare: referenceGet,
+  },
+  {
+    id: "svc-stack-traced",
+    group: "telemetry",
+    label: `@svc reference server, TELEMETRY=on, OTEL_TRACES_EXPORTER=otlp to ${REFUSED_OTLP}: metrics and a server span per request, batched`,
+    server: () => referenceWithTelemetry({ telemetry: true, traces: true }),
+    prepare: referenceGet,
+  },
+  {
+    id: "peer-stack-otel",
+    group: "telemetry",
+    label: `peer stack + NodeSDK: http and Express instrumentations, Prometheus exporter, spans batched to OTLP ${REFUSED_OTLP}`,
+    server: peerStackOtel,
+    prepare: getEmployee,
   },
   {
     id: "packages-readme",
@@ -572,6 +683,8 @@ export const scenarios = [
       }
       return {
         ...base,
+        // Its own script, which mounts node-soap on the reference server's http server.
+        reference: false,
         script: script("reference-node-soap.mjs"),
         readyPath: "/ws/node-soap/customer?wsdl",
       };
