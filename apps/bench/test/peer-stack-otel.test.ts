@@ -28,6 +28,15 @@ const scenario = (id: string) => {
   return found;
 };
 
+/** A scenario's server, as startServer takes it. */
+const serverOf = (id: string) => scenario(id).server() as Parameters<typeof startServer>[0];
+
+type Plan = { path: string; headers: Record<string, string>; body: undefined; expectStatus: number };
+
+/** The scenario's request against `url`, with the bench token. */
+const requestOf = async (id: string, url: string, token: string) =>
+  (await scenario(id).prepare(url, { token })) as unknown as Plan;
+
 // The anchor row of the telemetry table: the peer stack behind the standard OpenTelemetry setup.
 // It must answer the scenario's request as the reference server (svc-stack) does, and its
 // instrumentations must really be live: a server started without the loader hook answers the
@@ -58,7 +67,7 @@ describe("peer-stack-otel", () => {
     const { port } = receiver.address() as AddressInfo;
     const issued = await issueBenchToken();
     token = issued.token;
-    const definition = scenario("peer-stack-otel").server();
+    const definition = serverOf("peer-stack-otel");
     [otel, plain] = await Promise.all([
       startServer({
         ...definition,
@@ -70,7 +79,7 @@ describe("peer-stack-otel", () => {
           OTEL_BSP_SCHEDULE_DELAY: "50",
         },
       }),
-      startServer({ ...scenario("peer-stack").server(), env: { BENCH_JWK: issued.publicJwk } }),
+      startServer({ ...serverOf("peer-stack"), env: { BENCH_JWK: issued.publicJwk } }),
     ]);
   }, 60_000);
 
@@ -80,20 +89,20 @@ describe("peer-stack-otel", () => {
   });
 
   it("answers the scenario's request as svc-stack does, and as the peer stack without OpenTelemetry", async () => {
-    const request = await scenario("peer-stack-otel").prepare(otel.url, { token });
+    const request = await requestOf("peer-stack-otel", otel.url, token);
     const response = await rawRequest(otel.url, request);
     // svc-stack's GET /employees/{id} with Accept: application/json.
     expect(response.status).toBe(request.expectStatus);
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
-    const without = await rawRequest(plain.url, await scenario("peer-stack").prepare(plain.url, { token }));
+    const without = await rawRequest(plain.url, await requestOf("peer-stack", plain.url, token));
     expect(without.status).toBe(200);
     expect(response.headers["content-type"]).toBe(without.headers["content-type"]);
     expect(JSON.parse(response.text)).toEqual(JSON.parse(without.text));
   });
 
   it("exports a server span for the request, with the Express route, and the route's handler span in its trace", async () => {
-    const request = await scenario("peer-stack-otel").prepare(otel.url, { token });
+    const request = await requestOf("peer-stack-otel", otel.url, token);
     expect((await rawRequest(otel.url, request)).status).toBe(200);
     let server: OtlpSpan | undefined;
     let handler: OtlpSpan | undefined;
@@ -119,7 +128,7 @@ describe("peer-stack-otel", () => {
   });
 
   it("serves the request's duration on its Prometheus endpoint, by Express route", async () => {
-    const request = await scenario("peer-stack-otel").prepare(otel.url, { token });
+    const request = await requestOf("peer-stack-otel", otel.url, token);
     expect((await rawRequest(otel.url, request)).status).toBe(200);
     const { metricsUrl } = otel;
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
