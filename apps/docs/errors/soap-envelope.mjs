@@ -235,6 +235,13 @@ export default {
     wrong: "JSON.parse('\"true\"')",
     right: "true",
   }),
+  ERR_SVC_SOAP_ENVELOPE_ADDRESSING: svc({
+    name: "addressing",
+    accepted: "true or false",
+    wrong: "JSON.parse('\"off\"')",
+    right: "false",
+    fix: "Leave `addressing` out (WS-Addressing 1.0 understood, the default), or give `false` to leave its headers not understood.",
+  }),
   ERR_SVC_SOAP_ENVELOPE_CONTRACT: svc({
     name: "contract",
     accepted: "an object with documents",

@@ -360,15 +360,19 @@ export function isTargeted(block: HeaderBlock, roles: ReadonlySet<string>): bool
 }
 
 // The fixed parts of every envelope, joined once.
-const ENVELOPE_START = `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">`;
+/** How every envelope this node writes begins, up to its Header or Body (SOAP 1.2). */
+export const ENVELOPE_START = `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">`;
 const ENVELOPE_BODY_START = `${ENVELOPE_START}<env:Body>`;
 const ENVELOPE_END = "</env:Body></env:Envelope>";
-const ENVELOPE11_BODY_START = `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Body>`;
+/** How every SOAP 1.1 envelope this node writes begins, up to its Header or Body. */
+export const ENVELOPE11_START = `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}">`;
+const ENVELOPE11_BODY_START = `${ENVELOPE11_START}<SOAP-ENV:Body>`;
 const ENVELOPE11_END = "</SOAP-ENV:Body></SOAP-ENV:Envelope>";
 
 /** A SOAP 1.1 response envelope (SOAP 1.1 §4) around already-serialized body content. */
-export function serializeSoap11Envelope(bodyXml: string): string {
-  return `${ENVELOPE11_BODY_START}${bodyXml}${ENVELOPE11_END}`;
+export function serializeSoap11Envelope(bodyXml: string, headerXml = ""): string {
+  if (!headerXml) return `${ENVELOPE11_BODY_START}${bodyXml}${ENVELOPE11_END}`;
+  return `${ENVELOPE11_START}<SOAP-ENV:Header>${headerXml}</SOAP-ENV:Header><SOAP-ENV:Body>${bodyXml}${ENVELOPE11_END}`;
 }
 
 /**

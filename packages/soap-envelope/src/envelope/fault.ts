@@ -1,4 +1,5 @@
 import { escapeXml, WSSE_NS, WSU_NS } from "@svc/errors";
+import { WSA_NS } from "../addressing/names.js";
 import { hasMembers, optionError } from "../options.js";
 
 /** The SOAP 1.2 envelope namespace. */
@@ -126,6 +127,24 @@ export class SoapFault extends Error {
   }
 }
 
+/**
+ * A fault WS-Addressing 1.0 defines (SOAP Binding §6.4): `env:Sender`, its [Subcode] and
+ * [Subsubcode] in the WS-Addressing namespace, its [Details] already serialized (a
+ * `wsa:ProblemHeaderQName`, a `wsa:ProblemAction`). SOAP 1.2 carries them in `env:Detail`; SOAP
+ * 1.1 (§6.2) names the most specific code in `faultcode` and carries the [Details] in a
+ * `wsa:FaultDetail` header block.
+ * @see https://www.w3.org/TR/ws-addr-soap/#faults
+ */
+export class AddressingFault extends SoapFault {
+  /** The [Details], serialized, each element declaring the namespaces it uses. */
+  readonly detailXml: string;
+  constructor(subcodes: readonly string[], reason: string, detailXml: string) {
+    super({ code: "Sender", subcode: subcodes.map((s) => `{${WSA_NS}}${s}`), reason });
+    this.name = "AddressingFault";
+    this.detailXml = detailXml;
+  }
+}
+
 /** A refused {@link SoapFaultInit} field: a `TypeError` coded `ERR_SVC_SOAP_ENVELOPE_<FIELD>`. */
 function faultInitError(field: string, given: unknown, accepted: string, label?: string): TypeError {
   return optionError(field, given, accepted, label ?? `SoapFault: ${field.slice("fault_".length)}`);
@@ -231,7 +250,8 @@ export function faultToXml(fault: SoapFault, defaultNamespace = "", writeDetail?
   const node = fault.node === undefined ? "" : `<env:Node>${escapeXml(fault.node)}</env:Node>`;
   const role = fault.role === undefined ? "" : `<env:Role>${escapeXml(fault.role)}</env:Role>`;
   let detail = "";
-  if (fault.detail !== undefined) {
+  if (fault instanceof AddressingFault) detail = `<env:Detail>${fault.detailXml}</env:Detail>`;
+  else if (fault.detail !== undefined) {
     detail = `<env:Detail>${(writeDetail ?? writePlainDetail)(fault.detail)}</env:Detail>`;
   }
   const header = fault.headerXml ? `<env:Header>${fault.headerXml}</env:Header>` : "";
@@ -341,15 +361,25 @@ export function fault11ToXml(
     if (q.namespace === WSSE_NS || q.namespace === WSU_NS) {
       code = `s0:${escapeXml(q.localName)}`;
       codeNs = ` xmlns:s0="${escapeXml(q.namespace)}"`;
+    } else if (q.namespace === WSA_NS) {
+      // WS-Addressing SOAP Binding §6.2: the most specific of its codes is the faultcode.
+      code = `s0:${escapeXml(mostSpecific(fault).localName)}`;
+      codeNs = ` xmlns:s0="${WSA_NS}"`;
     }
   }
+  // §6.2: "the value of the [Details] property is bound as the value of a new wsa:FaultDetail
+  // SOAP header block" (SOAP 1.1's detail is for the Body's faults only, §4.4).
+  const header =
+    fault instanceof AddressingFault
+      ? `<SOAP-ENV:Header><wsa:FaultDetail xmlns:wsa="${WSA_NS}">${fault.detailXml}</wsa:FaultDetail></SOAP-ENV:Header>`
+      : "";
   const text = fault.reasons.find((r) => r.lang.toLowerCase().startsWith("en")) ?? fault.reasons[0];
   const actor = fault.node === undefined ? "" : `<faultactor>${escapeXml(fault.node)}</faultactor>`;
   let detail = bodyFault ? "<detail/>" : "";
   if (fault.detail !== undefined) {
     detail = `<detail>${(writeDetail ?? writePlainDetail)(fault.detail)}</detail>`;
   }
-  return `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Body><SOAP-ENV:Fault><faultcode${codeNs}>${code}</faultcode><faultstring>${escapeXml(text?.text ?? "")}</faultstring>${actor}${detail}</SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
+  return `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}">${header}<SOAP-ENV:Body><SOAP-ENV:Fault><faultcode${codeNs}>${code}</faultcode><faultstring>${escapeXml(text?.text ?? "")}</faultstring>${actor}${detail}</SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
 }
 
 /** Shorthand for a Sender fault. */
@@ -363,7 +393,9 @@ export function senderFault(reason: string, subcode?: string | QName): SoapFault
  * The code a fault is answered with, as the wire names it: SOAP 1.2's `env:Code` (`Sender`,
  * `Receiver`, `MustUnderstand`, `VersionMismatch`, `DataEncodingUnknown`), SOAP 1.1's
  * `faultcode` (`Client`, `Server`, ...); a WS-Security fault's own code either way
- * (`wsse:FailedAuthentication`, `wsu:MessageExpired`), which SOAP 1.2 carries as the subcode.
+ * (`wsse:FailedAuthentication`, `wsu:MessageExpired`), which SOAP 1.2 carries as the subcode; a
+ * WS-Addressing fault's most specific code either way (`wsa:ActionNotSupported`,
+ * `wsa:InvalidCardinality`), which SOAP 1.1 sends as its faultcode.
  */
 export function faultCodeOf(fault: SoapFault, version: "1.1" | "1.2"): string {
   const first = fault.subcodes[0];
@@ -371,6 +403,12 @@ export function faultCodeOf(fault: SoapFault, version: "1.1" | "1.2"): string {
     const q = toQName(first, "");
     if (q.namespace === WSSE_NS) return `wsse:${q.localName}`;
     if (q.namespace === WSU_NS) return `wsu:${q.localName}`;
+    if (q.namespace === WSA_NS) return `wsa:${mostSpecific(fault).localName}`;
   }
   return version === "1.1" ? SOAP11_CODES[fault.code] : fault.code;
+}
+
+/** A WS-Addressing fault's most specific code: its [Subsubcode] when it has one, else its [Subcode]. */
+function mostSpecific(fault: SoapFault): QName {
+  return toQName(fault.subcodes[fault.subcodes.length - 1] as string | QName, "");
 }

@@ -1,5 +1,7 @@
 import type { UnreadBodyBounds } from "@svc/kernel";
 import { optionError as codedOptionError, resolveUnreadBody } from "@svc/kernel/internal";
+import { ADDRESSING_HEADERS, WSA_NS } from "../addressing/names.js";
+import { AddressingSupport } from "../addressing/process.js";
 import { resolveMtom } from "../mtom/options.js";
 import type { ResolvedMtom } from "../mtom/xop.js";
 import {
@@ -56,6 +58,8 @@ export interface Routes {
   /** An action several operations share is left out (Part 2 §7.1.4, WS-I BP 1.1 R2710). */
   byAction: ReadonlyMap<string, Route>;
   byElement: ReadonlyMap<string, Route>;
+  /** Each operation's own route, by name: where its `wsa:Action` routes a message. */
+  byName: ReadonlyMap<string, Route>;
 }
 
 /** The options of {@link createSoapService}, checked and resolved once. */
@@ -92,6 +96,8 @@ export interface ServiceConfig {
   mtom: ResolvedMtom | undefined;
   /** The limits a reconstructed XOP message is parsed within: its attachments' base64 on top of `limits.maxBytes`. */
   xopLimits: ResolvedXmlLimits;
+  /** WS-Addressing 1.0; undefined for `addressing: false` (its headers not understood). */
+  addressing: AddressingSupport | undefined;
 }
 
 const SERVICE_OPTIONS = [
@@ -110,6 +116,7 @@ const SERVICE_OPTIONS = [
   "contract",
   "wsSecurity",
   "mtom",
+  "addressing",
 ] as const;
 
 export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
@@ -176,6 +183,10 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
   checkLongAs(options.contract?.longAs, "contract.longAs");
   checkSchemaLocations(options.contract?.schemaLocations, "contract.schemaLocations");
   const wsSecurity = resolveWsSecurity(options.wsSecurity);
+  if (options.addressing !== undefined && typeof options.addressing !== "boolean") {
+    throw optionError("addressing", options.addressing, "true or false");
+  }
+  const addressing = options.addressing !== false;
   const mtom = resolveMtom(options.mtom, limits.maxBytes);
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
@@ -185,6 +196,7 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
     ...understoodHeaders,
     ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
     ...(wsSecurity ? [`{${WSSE_NS}}Security`] : []),
+    ...(addressing ? ADDRESSING_HEADERS.map((local) => `{${WSA_NS}}${local}`) : []),
   ]);
   return {
     contract,
@@ -211,6 +223,7 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
     acceptPost: versions.map((v) => (v === "1.2" ? SOAP12_MEDIA_TYPE : SOAP11_MEDIA_TYPE)).join(", "),
     mtom,
     xopLimits: { ...limits, maxBytes: limits.maxBytes + limits.maxExpandedBytes },
+    addressing: addressing ? new AddressingSupport(contract) : undefined,
   };
 }
 
@@ -219,6 +232,7 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
   if (operations === undefined) return undefined;
   const byAction = new Map<string, Route>();
   const byElement = new Map<string, Route>();
+  const byName = new Map<string, Route>();
   // A soapAction need not be unique (WS-I Basic Profile 1.1 R2710 asks only that the operations'
   // wire signatures, their Body elements, differ): one several operations share names none of
   // them, and the Body element routes those messages.
@@ -235,6 +249,7 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
       namespace: interned(first.startsWith("{") ? first.slice(1, close) : ""),
       localName: interned(first.startsWith("{") ? first.slice(close + 1) : first),
     };
+    byName.set(op.name, routed);
     if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
     else if (op.soapAction) byAction.set(op.soapAction, routed);
     const before = byElement.get(first);
@@ -244,7 +259,7 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
     else (before.shared as ContractOperation[]).push(op);
   }
   for (const action of sharedActions) byAction.delete(action);
-  return { byAction, byElement };
+  return { byAction, byElement, byName };
 }
 
 /**

@@ -1,5 +1,18 @@
 import { fallbackLogger } from "@svc/errors";
 import { describeValue } from "@svc/kernel/internal";
+import { headerRequired } from "../addressing/faults.js";
+import { type RequestAddressing, readAddressing } from "../addressing/headers.js";
+import { WSA_NS } from "../addressing/names.js";
+import {
+  type ActionRoute,
+  addressingView,
+  checkAddressing,
+  faultAction,
+  repliesToNone,
+  replyHeaders,
+  routeByAction,
+  withHeaders,
+} from "../addressing/process.js";
 import { readEncoded, writeEncoded } from "../encoding/soap-encoding.js";
 import { encodeOptimized } from "../mtom/optimize.js";
 import { type ResolvedMtom, readXopPackage, type XopMessage } from "../mtom/xop.js";
@@ -27,7 +40,7 @@ import {
   serializeEnvelope,
   serializeSoap11Envelope,
 } from "./envelope.js";
-import { SOAP11_NS, SOAP12_NS, SoapFault, senderFault } from "./fault.js";
+import { AddressingFault, SOAP11_NS, SOAP12_NS, SoapFault, senderFault } from "./fault.js";
 import {
   checkBody,
   checkHeaderEncodings,
@@ -96,6 +109,8 @@ export async function exchange<M extends SoapRequest>(
   let op: ContractOperation | undefined;
   // The attachments of a message sent as an XOP package (SOAP MTOM), for svc:soap.
   let xop: XopMessage | undefined;
+  // The WS-Addressing headers of a message that carries them.
+  let wsa: RequestAddressing | undefined;
   // The version faults are answered in until the envelope says (answerVersion).
   let version: SoapVersion = type.soap11 ? "1.1" : "1.2";
   if (version === "1.1" ? config.soap11 === undefined : config.soap12 === undefined) {
@@ -146,15 +161,33 @@ export async function exchange<M extends SoapRequest>(
           head = checkSoap11EnvelopeHead(root);
           routes = config.soap11 as Routes;
         }
-        const routed = route(routes, action, head.body.children[0]);
-        op = routed?.op;
         const blocks: XmlElement[] = [];
-        for (const block of head.headers) blocks.push(block.element);
+        let addressed = false;
+        for (const block of head.headers) {
+          blocks.push(block.element);
+          if (block.element.namespace === WSA_NS) addressed = true;
+        }
+        // WS-Addressing 1.0: read only when the message carries its headers.
+        let byAction: ActionRoute | undefined;
+        if (addressed && config.addressing !== undefined) {
+          wsa = readAddressing(head.headers, config.roles);
+          if (wsa !== undefined && wsa.problem === undefined && wsa.action !== undefined) {
+            byAction = routeByAction(config.addressing.of(version), wsa.action);
+          }
+        }
+        const routed =
+          byAction?.kind === "operation"
+            ? routes.byName.get(byAction.op.name)
+            : byAction?.kind === "unknown"
+              ? undefined
+              : route(routes, byAction === undefined ? action : undefined, head.body.children[0]);
+        op = routed?.op;
         const base: SoapAuthContext = {
           operation: op?.name ?? "",
           action,
           soapVersion: version,
           headers: blocks,
+          addressing: wsa && addressingView(wsa),
           correlationId: request.correlationId,
           logger,
           http: request.http,
@@ -165,6 +198,10 @@ export async function exchange<M extends SoapRequest>(
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
         checkMustUnderstand(config, head.headers);
         checkHeaderEncodings(config, head.headers);
+        if (wsa !== undefined) checkAddressing(wsa, version, action, byAction, op);
+        else if (config.addressing?.required[version]) {
+          throw headerRequired("Action", "the contract requires WS-Addressing");
+        }
         if (config.wsSecurity) {
           base.security = processSecurity(config.wsSecurity, {
             raw,
@@ -189,14 +226,17 @@ export async function exchange<M extends SoapRequest>(
         // SOAP 1.1 §4.4: from here on, a fault says the Body's content could not be processed.
         bodyFault = version === "1.1";
         const body = version === "1.2" ? checkEnvelopeBody(whole) : checkSoap11EnvelopeBody(whole);
-        const target = checkBody(body, routed, action, version === "1.1" ? whole : undefined);
+        const target = checkBody(body, routed, wsa?.action ?? action, version === "1.1" ? whole : undefined);
         // Authorization before decoding: a caller refused here costs no schema validation.
         if (config.authorize) await authorizeStep(config.authorize, context, target);
         const payload = decodeBody(config, target, body, version);
         const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
-        response = encodeResult(config, target, await handler(payload, context), version, xop !== undefined);
+        const result = await handler(payload, context);
+        if (wsa === undefined) response = encodeResult(config, target, result, version, xop !== undefined);
+        else response = addressedResult(config, wsa, target, result, version, xop !== undefined);
       } catch (err) {
         response = toFaultResponse(config, err, op, request.correlationId, logger, version, bodyFault);
+        if (wsa !== undefined) response = addressedFault(config, wsa, err, op, response, version);
       }
     }
   } catch (err) {
@@ -303,6 +343,7 @@ function encodeResult(
   result: unknown,
   version: SoapVersion,
   xopRequest: boolean,
+  headerXml = "",
 ): SoapResponse {
   if (op.output === undefined) {
     // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope; so does
@@ -329,7 +370,8 @@ function encodeResult(
     }
     return bodyXml;
   };
-  const wrap = version === "1.1" ? serializeSoap11Envelope : serializeEnvelope;
+  const serialize = version === "1.1" ? serializeSoap11Envelope : serializeEnvelope;
+  const wrap = headerXml === "" ? serialize : (bodyXml: string) => serialize(bodyXml, headerXml);
   const contentType = version === "1.1" ? RESPONSE11_CONTENT_TYPE : RESPONSE_CONTENT_TYPE;
   const mtom = config.mtom;
   if (mtom !== undefined && (mtom.respond === "always" || (mtom.respond === "as-requested" && xopRequest))) {
@@ -348,4 +390,46 @@ function encodeResult(
     return { status: 200, headers: { "Content-Type": contentType }, body: optimized.text };
   }
   return { status: 200, headers: { "Content-Type": contentType }, body: wrap(encode()) };
+}
+
+/**
+ * The answer to a message that used WS-Addressing (Core §3.4): the reply's headers in its
+ * envelope, its [action] the output's; none, a 202, when the reply endpoint is `none`.
+ */
+function addressedResult(
+  config: ServiceConfig,
+  wsa: RequestAddressing,
+  op: ContractOperation,
+  result: unknown,
+  version: SoapVersion,
+  xopRequest: boolean,
+): SoapResponse {
+  if (op.output === undefined) return encodeResult(config, op, result, version, xopRequest);
+  if (repliesToNone(wsa, false)) {
+    // Core §2.1: a message to the none address "MUST be discarded (i.e. not sent)"; the result is
+    // still checked against the schema, as any answer is.
+    encodeResult(config, op, result, version, false);
+    return { status: 202, headers: {}, body: "" };
+  }
+  const action = config.addressing?.of(version)?.byOperation.get(op.name)?.output ?? "";
+  return encodeResult(config, op, result, version, xopRequest, replyHeaders(wsa, action, false));
+}
+
+/** A fault to a message that used WS-Addressing, with the reply's headers; a 202 for a `none` fault endpoint. */
+function addressedFault(
+  config: ServiceConfig,
+  wsa: RequestAddressing,
+  err: unknown,
+  op: ContractOperation | undefined,
+  response: SoapResponse,
+  version: SoapVersion,
+): SoapResponse {
+  if (typeof response.body !== "string" || response.fault === undefined) return response;
+  // A fault about the addressing headers themselves goes back on the connection: the endpoint
+  // they name is what could not be read.
+  if (wsa.problem === undefined && !(err instanceof AddressingFault) && repliesToNone(wsa, true)) {
+    return { status: 202, headers: {}, body: "", fault: response.fault };
+  }
+  const action = faultAction(err, config.addressing?.of(version), op);
+  return { ...response, body: withHeaders(response.body, version, replyHeaders(wsa, action, true)) };
 }

@@ -1,4 +1,5 @@
 import { HttpError, isHttpError } from "@svc/errors";
+import { WSA_NS, WSA_SUBMISSION_NS } from "../addressing/names.js";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
 import { shown, XmlError } from "../xml/reader.js";
 import { type HeaderBlock, Soap11EnvelopeError } from "./envelope.js";
@@ -256,9 +257,13 @@ export function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
   }
   const shown = names.slice(0, REASON_NAMES).map(reasonName).join(", ");
   const more = names.length > REASON_NAMES ? `, and ${names.length - REASON_NAMES} more` : "";
+  // The Member Submission's headers look like WS-Addressing 1.0's: the Reason says which this node reads.
+  const submission = names.some((n) => n.namespace === WSA_SUBMISSION_NS)
+    ? ` (WS-Addressing of the 2004/08 Member Submission; this node reads WS-Addressing 1.0, ${WSA_NS})`
+    : "";
   return new SoapFault({
     code: "MustUnderstand",
-    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${shown}${more}`,
+    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${shown}${more}${submission}`,
     headerXml: notUnderstoodHeaders(listed),
   });
 }

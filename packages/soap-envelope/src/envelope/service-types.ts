@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { HttpError, Logger } from "@svc/errors";
 import type { UnreadBodyBounds, UnreadBodyOptions } from "@svc/kernel";
+import type { SoapAddressing } from "../addressing/headers.js";
 import type { MtomOptions } from "../mtom/options.js";
 import type { Contract, LoadContractOptions, SoapVersion } from "../wsdl/contract.js";
 import type { WsSecurityOptions } from "../wsse/options.js";
@@ -29,6 +30,12 @@ export interface SoapContext {
   principal: unknown;
   /** What the `wsSecurity` checks established (timestamp, signature); undefined without the option. */
   security: WsSecurityResult | undefined;
+  /**
+   * The request's WS-Addressing 1.0 headers (`wsa:Action`, `wsa:MessageID`, `wsa:To`,
+   * `wsa:ReplyTo`, ...), read and checked; undefined for a message without them, or with the
+   * `addressing` option `false`.
+   */
+  addressing: SoapAddressing | undefined;
   /** The request's correlation id. */
   correlationId: string | undefined;
   /** The logger. */
@@ -204,6 +211,19 @@ export interface SoapServiceOptions<Operations = never> {
    * @default { maxParts: 16, maxPartBytes: limits.maxBytes, maxHeaderBytes: 4096 }
    */
   mtom?: false | MtomOptions;
+  /**
+   * WS-Addressing 1.0 (Core, SOAP Binding, Metadata): the `wsa:` headers of the
+   * `http://www.w3.org/2005/08/addressing` namespace are understood (a `mustUnderstand` on them
+   * does not fault), a message that carries them is routed by its `wsa:Action` (the WSDL's
+   * `wsam:Action` / `wsaw:Action`, else the `soapAction`, else the default action pattern) and
+   * its reply carries `wsa:Action`, `wsa:MessageID` and `wsa:RelatesTo`; its faults are those of
+   * the SOAP Binding §6.4 (README "WS-Addressing"). A binding that declares it required
+   * (`wsaw:UsingAddressing wsdl:required="true"`, a `wsam:Addressing` policy assertion) refuses a
+   * message without it. `false`: the headers are not understood, as any other block nobody
+   * processes (a mandatory one gets the MustUnderstand fault).
+   * @default true
+   */
+  addressing?: boolean;
 }
 
 /**
