@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   context,
@@ -31,6 +31,7 @@ import {
 } from "@svc/kernel";
 import { instrumentSvc, PACKAGES } from "@svc/otel";
 import type { TraceExport } from "./config.js";
+import { RequestDurations } from "./request-durations.js";
 
 /** The most decisions one request's access line names: a request cannot grow it without bound. */
 const MAX_DECISIONS = 16;
@@ -73,9 +74,6 @@ function carrier(request: object): object {
   const raw = (request as { raw?: unknown }).raw;
   return typeof raw === "object" && raw !== null ? raw : request;
 }
-
-/** The semantic conventions' buckets for HTTP durations, in seconds. */
-const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 /** The methods the semantic conventions name; any other is `_OTHER` (a metric's series stay few). */
 const KNOWN_METHODS = new Set([
@@ -125,12 +123,33 @@ function spanExporters(traces: TraceExport): SpanExporter[] {
   });
 }
 
-/** A W3C trace id, for a request whose trace no span records: 16 random bytes in hex. */
-const newTraceId = (): string => randomUUID().replaceAll("-", "");
+/** Random bytes for trace ids, drawn 256 ids at a time. */
+const randomIds = Buffer.alloc(16 * 256);
+let nextId = randomIds.length;
+
+/**
+ * A W3C trace id, for a request whose trace no span records: 16 random bytes in hex, never all
+ * zeros (an invalid trace id).
+ * @see https://www.w3.org/TR/trace-context/#trace-id
+ */
+function newTraceId(): string {
+  if (nextId === randomIds.length) {
+    randomFillSync(randomIds);
+    nextId = 0;
+  }
+  const id = randomIds.toString("hex", nextId, nextId + 16);
+  nextId += 16;
+  return id === "00000000000000000000000000000000" ? newTraceId() : id;
+}
+
+/** When a request came in (`performance.now()`), kept on it for its duration. */
+const STARTED = Symbol("svc.telemetry.started");
+type Timed = IncomingMessage & { [STARTED]?: number };
 
 export function createTelemetry(traces?: TraceExport): Telemetry {
-  const exporter = new PrometheusExporter({ preventServerStart: true });
   const resource = resourceFromAttributes({ "service.name": "svc-reference-server" });
+  const durations = new RequestDurations(resource, "@svc/reference-server");
+  const exporter = new PrometheusExporter({ preventServerStart: true, metricProducers: [durations] });
   const meterProvider = new MeterProvider({ readers: [exporter], resource });
   // A request's context follows its asynchronous work; the first service of a process sets it.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -150,19 +169,18 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
   const instrumentation = instrumentSvc(
     tracerProvider === undefined ? { meterProvider } : { meterProvider, tracerProvider },
   );
-  // @see https://opentelemetry.io/docs/specs/semconv/http/http-metrics/#metric-httpserverrequestduration
-  const requests = meterProvider
-    .getMeter("@svc/reference-server")
-    .createHistogram("http.server.request.duration", {
-      description: "Duration of HTTP server requests",
-      unit: "s",
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    });
   let templates: readonly [string, RegExp][] = [];
-  // The route as the kernel recorded it (the version prefix removed, in the router's spelling).
+  // The document's templates (`/employees/{id}`) by the router's spelling (`/employees/:id`).
+  const named = new Map<string, string | undefined>();
+  // The route the router matched (its template as the kernel recorded it), in the document's
+  // spelling; else the document's template the path (the version prefix removed) matches.
   const templateOf = (req: IncomingMessage): string | undefined => {
-    const path = routeOf(req).path;
-    return templates.find(([, pattern]) => pattern.test(path))?.[0];
+    const route = routeOf(req);
+    if (route.template !== undefined) {
+      const known = named.get(route.template);
+      if (known !== undefined) return known;
+    }
+    return templates.find(([, pattern]) => pattern.test(route.path))?.[0];
   };
   const serializer = new PrometheusSerializer();
   const decisions = new WeakMap<object, string[]>();
@@ -190,22 +208,26 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     principalOf: (request) => requestState(request).principal?.id,
     traced(handler) {
       return (req, res) => {
-        // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
-        const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+        (req as Timed)[STARTED] = performance.now();
+        res.on("close", recorded);
         if (tracer === undefined) {
-          const id = trace.getSpanContext(parent)?.traceId;
+          // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
+          const id =
+            req.headers.traceparent === undefined
+              ? undefined
+              : trace.getSpanContext(propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter))
+                  ?.traceId;
           traceIds.set(req, id === undefined ? newTraceId() : id);
-          timed(req, res, undefined);
           handler(req, res);
           return;
         }
+        const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
         const span = tracer.startSpan(
           req.method ?? "HTTP",
           { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "_OTHER" } },
           parent,
         );
         spans.set(req, span);
-        timed(req, res, span);
         context.with(trace.setSpan(parent, span), handler, undefined, req, res);
       };
     },
@@ -220,6 +242,8 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
       templates = [...given]
         .sort((a, b) => params(a) - params(b))
         .map((template) => [template, templatePattern(template)]);
+      named.clear();
+      for (const template of given) named.set(template.replace(/\{([^}/]+)\}/g, ":$1"), template);
     },
     async close() {
       instrumentation.disable();
@@ -229,24 +253,26 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     },
   };
 
-  /** Records the request's duration when it closes, and ends its span, if it has one. */
-  function timed(req: IncomingMessage, res: ServerResponse, span: Span | undefined): void {
-    const started = performance.now();
-    res.once("close", () => {
-      const method = KNOWN_METHODS.has(req.method ?? "") ? (req.method as string) : "_OTHER";
-      const route = templateOf(req);
-      const attributes: Record<string, string | number> = {
-        "http.request.method": method,
-        "http.response.status_code": res.statusCode,
-      };
-      if (route !== undefined) attributes["http.route"] = route;
-      if (res.statusCode >= 500) attributes["error.type"] = String(res.statusCode);
-      requests.record((performance.now() - started) / 1000, attributes);
-      if (span === undefined) return;
-      span.setAttributes(attributes);
-      if (route !== undefined) span.updateName(`${method} ${route}`);
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    });
+  /** Records the request's duration when its response closes, and ends its span, if it has one. */
+  function recorded(this: ServerResponse): void {
+    const req = this.req as Timed;
+    const seconds = (performance.now() - (req[STARTED] ?? 0)) / 1000;
+    const method = KNOWN_METHODS.has(req.method ?? "") ? (req.method as string) : "_OTHER";
+    const route = templateOf(req);
+    const status = this.statusCode;
+    durations.record(seconds, method, status, route);
+    const span = spans.get(req);
+    if (span === undefined) return;
+    span.setAttribute("http.request.method", method);
+    span.setAttribute("http.response.status_code", status);
+    if (route !== undefined) {
+      span.setAttribute("http.route", route);
+      span.updateName(`${method} ${route}`);
+    }
+    if (status >= 500) {
+      span.setAttribute("error.type", String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
   }
 }

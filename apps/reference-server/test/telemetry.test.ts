@@ -69,6 +69,8 @@ describe("telemetry: GET /metrics and the access line show what the packages dec
     expect((await post()).status).toBe(201);
     const replay = await post();
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    // A route with a parameter, under a version prefix: the document's template, not the path.
+    const one = await fetch(`${url}/v1/employees/424242424`, { headers: { authorization: ADMIN } });
 
     const scraped = await fetch(metricsUrlOf(started), { headers: { accept: PROMETHEUS_ACCEPT } });
     expect(scraped.status).toBe(200);
@@ -101,6 +103,20 @@ describe("telemetry: GET /metrics and the access line show what the packages dec
         http_response_status_code: "201",
       }),
     ).toBe(2);
+    expect(
+      sample(text, "http_server_request_duration_count", {
+        http_route: "/employees/{id}",
+        http_request_method: "GET",
+        http_response_status_code: String(one.status),
+      }),
+    ).toBe(1);
+    expect(text).not.toContain("424242424");
+    // Each series' +Inf bucket holds all its requests.
+    const inf = sample(text, "http_server_request_duration_bucket", {
+      http_route: "/departments",
+      le: "+Inf",
+    });
+    expect(inf).toBe(sample(text, "http_server_request_duration_count", { http_route: "/departments" }));
     const tool = promtool();
     if (tool) execFileSync(tool, ["check", "metrics"], { input: text, stdio: ["pipe", "pipe", "pipe"] });
   });
