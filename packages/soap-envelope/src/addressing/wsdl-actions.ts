@@ -3,13 +3,14 @@ import {
   type Contract,
   type ContractOperation,
   type Definitions,
-  qname,
+  HTTP_TRANSPORTS,
+  SOAP11_BINDING_NS,
+  SOAP12_BINDING_NS,
   type SoapVersion,
   WSDL_NS,
   wsdlChildren,
 } from "../wsdl/contract-model.js";
-import { findBindings, findPortType } from "../wsdl/wsdl-bindings.js";
-import { clark, type ParsedElement, parseXmlString, resolveLimits } from "../xml/reader.js";
+import { type ParsedElement, parseXmlString, resolveLimits } from "../xml/reader.js";
 import { POLICY_NAMESPACES, WSAM_NS, WSAW_NS } from "./names.js";
 
 /** The actions of one operation's messages (WS-Addressing 1.0 Metadata §4.4). */
@@ -69,24 +70,81 @@ export function bindingAddressing(contract: Contract): Partial<Record<SoapVersio
     defs.push({ root, text, tns: root.attributes.targetNamespace ?? "", location: "WSDL", base: "" });
   }
   const out: Partial<Record<SoapVersion, BindingAddressing>> = {};
-  for (const binding of findBindings(defs)) {
-    const operations = contract.bindings[binding.version];
+  for (const version of ["1.2", "1.1"] as const) {
+    const operations = contract.bindings[version];
     if (operations === undefined) continue;
-    const portType = findPortType(defs, binding.element);
-    const portTypeTns = defs.find((d) => d.root.children.includes(portType))?.tns ?? contract.targetNamespace;
+    const binding = servedBinding(defs, version, operations);
+    if (binding === undefined) continue;
+    const portType = byLocalName(defs, "portType", localPart(binding.element.attributes.type ?? ""));
+    const tns = portType?.tns ?? contract.targetNamespace;
+    const portTypeName = portType?.element.attributes.name ?? "";
     const byAction = new Map<string, ContractOperation[]>();
     const byOperation = new Map<string, OperationActions>();
     for (const op of operations) {
-      const abstract = wsdlChildren(portType, "operation").find((o) => o.attributes.name === op.name);
-      const actions = operationActions(op, abstract, portTypeTns, portType.attributes.name ?? "");
+      const abstract =
+        portType && wsdlChildren(portType.element, "operation").find((o) => o.attributes.name === op.name);
+      const actions = operationActions(op, abstract, tns, portTypeName);
       byOperation.set(op.name, actions);
       const same = byAction.get(actions.input);
       if (same === undefined) byAction.set(actions.input, [op]);
       else same.push(op);
     }
-    out[binding.version] = { byAction, byOperation, use: declaredUse(defs, binding.element) };
+    out[version] = { byAction, byOperation, use: declaredUse(defs, binding.element) };
   }
   return out;
+}
+
+/** A WSDL component and the target namespace of the document that declares it. */
+interface Declared {
+  element: ParsedElement;
+  tns: string;
+}
+
+/**
+ * The binding the contract serves in `version` (the loader chose it: the first port's bound with
+ * that version's SOAP binding over HTTP): among the bindings of that version over HTTP whose
+ * operations are the contract's, the first a port names, else the first.
+ */
+function servedBinding(
+  defs: readonly Definitions[],
+  version: SoapVersion,
+  operations: readonly ContractOperation[],
+): Declared | undefined {
+  const ns = version === "1.2" ? SOAP12_BINDING_NS : SOAP11_BINDING_NS;
+  const names = new Set(operations.map((o) => o.name));
+  const candidates: Declared[] = [];
+  for (const { root, tns } of defs) {
+    for (const b of wsdlChildren(root, "binding")) {
+      const soap = b.children.find((c) => c.namespace === ns && c.localName === "binding");
+      if (soap === undefined || !HTTP_TRANSPORTS.includes(soap.attributes.transport ?? "")) continue;
+      if (!wsdlChildren(b, "operation").every((o) => names.has(o.attributes.name ?? ""))) continue;
+      candidates.push({ element: b, tns });
+    }
+  }
+  for (const { root } of defs) {
+    for (const service of wsdlChildren(root, "service")) {
+      for (const port of wsdlChildren(service, "port")) {
+        const local = localPart(port.attributes.binding ?? "");
+        const named = candidates.find((c) => c.element.attributes.name === local);
+        if (named !== undefined) return named;
+      }
+    }
+  }
+  return candidates[0];
+}
+
+/** The first `wsdl:<kind>` of the documents named `local`. */
+function byLocalName(defs: readonly Definitions[], kind: string, local: string): Declared | undefined {
+  for (const { root, tns } of defs) {
+    const element = wsdlChildren(root, kind).find((e) => e.attributes.name === local);
+    if (element !== undefined) return { element, tns };
+  }
+  return undefined;
+}
+
+/** A QName's local part. */
+function localPart(qname: string): string {
+  return qname.slice(qname.indexOf(":") + 1).trim();
 }
 
 /** The WSDL documents of a contract: its own and those it imports (kept beside its schemas). */
@@ -214,19 +272,13 @@ function referencedPolicy(defs: readonly Definitions[], uri: string): ParsedElem
   return undefined;
 }
 
-/** The service ports bound to `binding`. */
+/** The service ports bound to `binding` (by its name, as a port names it). */
 function portsOf(defs: readonly Definitions[], binding: ParsedElement): ParsedElement[] {
-  const owner = defs.find((d) => d.root.children.includes(binding));
-  const name = clark(owner?.tns ?? "", binding.attributes.name ?? "");
   const ports: ParsedElement[] = [];
   for (const { root } of defs) {
     for (const service of wsdlChildren(root, "service")) {
       for (const port of wsdlChildren(service, "port")) {
-        try {
-          if (qname(port, "binding") === name) ports.push(port);
-        } catch {
-          // A port whose binding does not resolve is not this binding's.
-        }
+        if (localPart(port.attributes.binding ?? "") === binding.attributes.name) ports.push(port);
       }
     }
   }
