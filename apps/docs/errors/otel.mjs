@@ -48,6 +48,17 @@ export default {
     right: "propagation satisfies TextMapPropagator",
     fix: "Give a propagator object (the API's `propagation`, or `new W3CTraceContextPropagator()` of `@opentelemetry/core`), or leave `propagator` out to use the global one.",
   }),
+  ERR_SVC_OTEL_ROUTE: option({
+    raiser: SPANS,
+    name: "route",
+    accepted: "a function of the request",
+    imports: spansImports,
+    call: (v) =>
+      `const listener = serverSpans((_req, res) => res.end("ok"), { route: ${v} });\nvoid fetchServerSpans;\nvoid listener;`,
+    wrong: "JSON.parse('\"/orders/{id}\"') as (request: object) => string | undefined",
+    right: "(_request: object): string | undefined => undefined",
+    fix: "Give a function that names the route of a request the router did not record one for, from the application's own set of templates (or returns `undefined`), or leave `route` out.",
+  }),
   ERR_SVC_OTEL_PACKAGES: otel({
     name: "packages",
     accepted: "a list of ",

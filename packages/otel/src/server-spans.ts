@@ -33,6 +33,14 @@ export interface ServerSpanOptions {
    * @see https://www.w3.org/TR/trace-context/#traceparent-header
    */
   propagator?: TextMapPropagator;
+  /**
+   * The route of a request the router did not record one for (refused before routing, say), as
+   * a template of the application's own bounded set, or `undefined` for none. Never the path as
+   * sent: `http.route` is a low-cardinality template.
+   * @default none: only the template the router recorded (`routeOf(request).template`)
+   * @see https://opentelemetry.io/docs/specs/semconv/registry/attributes/http/#http-route
+   */
+  route?: (request: object) => string | undefined;
 }
 
 /** A `node:http` request listener: Express's `app`, Fastify's `serverFactory` handler, `getRequestListener(app.fetch)`. */
@@ -102,8 +110,10 @@ const fetchFields: TextMapGetter<Headers> = {
 };
 
 function checkOptions(options: ServerSpanOptions, label: string): void {
-  checkOptionNames("otel", options, ["tracerProvider", "propagator"], label);
-  const { tracerProvider, propagator } = options;
+  checkOptionNames("otel", options, ["tracerProvider", "propagator", "route"], label);
+  const { tracerProvider, propagator, route } = options;
+  if (route !== undefined && typeof route !== "function")
+    throw refusedOption("otel", "route", route, "a function of the request", `${label}: route`);
   if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== "function")
     throw refusedOption(
       "otel",
@@ -123,6 +133,7 @@ class ServerSpan {
     readonly span: Span,
     readonly active: Context,
     private readonly method: string,
+    private readonly route: ((request: object) => string | undefined) | undefined,
   ) {}
 
   /** Names the span after the route, sets the response's attributes and ends it. */
@@ -130,7 +141,7 @@ class ServerSpan {
     if (this.ended) return;
     this.ended = true;
     const { span } = this;
-    const template = routeOf(request).template;
+    const template = routeOf(request).template ?? this.route?.(request);
     const attributes: Attributes = {};
     if (template !== undefined) {
       attributes["http.route"] = template;
@@ -153,7 +164,7 @@ class ServerSpan {
 /** A server span for a request of `method` and `scheme`, child of the parent its `fields` name. */
 function startSpan<F>(
   tracer: Tracer,
-  propagator: TextMapPropagator | undefined,
+  { propagator, route }: ServerSpanOptions,
   method: string | undefined,
   scheme: string | undefined,
   fields: F,
@@ -168,7 +179,7 @@ function startSpan<F>(
     { kind: SpanKind.SERVER, attributes },
     parent,
   );
-  return new ServerSpan(span, trace.setSpan(parent, span), known);
+  return new ServerSpan(span, trace.setSpan(parent, span), known, route);
 }
 
 /**
@@ -197,7 +208,7 @@ export function serverSpans(
   if (typeof listener !== "function")
     throw refusedOption("otel", "listener", listener, "a request listener", "serverSpans: listener");
   checkOptions(options, "serverSpans");
-  const { tracerProvider, propagator } = options;
+  const { tracerProvider } = options;
   return (req, res) => {
     const tracer = tracerOf(tracerProvider);
     if (tracer === undefined) {
@@ -205,7 +216,7 @@ export function serverSpans(
       return;
     }
     const scheme = (req.socket as { encrypted?: unknown } | null)?.encrypted === true ? "https" : "http";
-    const served = startSpan(tracer, propagator, req.method, scheme, req.headers, nodeFields);
+    const served = startSpan(tracer, options, req.method, scheme, req.headers, nodeFields);
     res.once("close", () => served.end(req, res.headersSent ? res.statusCode : undefined));
     try {
       contexts.with(served.active, listener, undefined, req, res);
@@ -232,13 +243,13 @@ export function fetchServerSpans<Args extends unknown[], R extends Response>(
   if (typeof handler !== "function")
     throw refusedOption("otel", "handler", handler, "a Fetch handler", "fetchServerSpans: handler");
   checkOptions(options, "fetchServerSpans");
-  const { tracerProvider, propagator } = options;
+  const { tracerProvider } = options;
   return async (request, ...args) => {
     const tracer = tracerOf(tracerProvider);
     if (tracer === undefined) return handler(request, ...args);
     const url = request.url;
     const scheme = url.startsWith("https:") ? "https" : url.startsWith("http:") ? "http" : undefined;
-    const served = startSpan(tracer, propagator, request.method, scheme, request.headers, fetchFields);
+    const served = startSpan(tracer, options, request.method, scheme, request.headers, fetchFields);
     try {
       const response = await contexts.with(served.active, handler, undefined, request, ...args);
       served.end(request, response.status);

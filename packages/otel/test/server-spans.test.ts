@@ -2,7 +2,7 @@
 // real OpenTelemetry SDK: the span a 429 or a 401 lands on, its route, its parent, and no span at
 // all without an SDK.
 import { createHmac } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { context, ProxyTracerProvider, SpanKind, trace } from "@opentelemetry/api";
@@ -261,6 +261,34 @@ describe("node:http: bounded names and attributes", () => {
     expect(get?.status.code).toBe(0);
   });
 
+  it("route: a request no router recorded a template for is named by the application's own set; the router's template comes first", async () => {
+    const origin = await listen(
+      createServer(
+        serverSpans(
+          (req, res) => {
+            if (req.url === "/routed/7") recordRouteTemplate(req, "/routed/:id");
+            res.writeHead(req.url === "/unrouted/7" ? 401 : 200).end();
+          },
+          {
+            tracerProvider,
+            propagator,
+            route: (request) =>
+              (request as IncomingMessage).url?.startsWith("/unrouted/") ? "/unrouted/{id}" : undefined,
+          },
+        ),
+      ),
+    );
+    await fetch(`${origin}/unrouted/7`);
+    await fetch(`${origin}/routed/7`);
+    await fetch(`${origin}/elsewhere`);
+    const [unrouted, routed, elsewhere] = await serverSpansExported(3);
+    expect(unrouted?.name).toBe("GET /unrouted/{id}");
+    expect(unrouted?.attributes["http.route"]).toBe("/unrouted/{id}");
+    expect(routed?.attributes["http.route"]).toBe("/routed/:id");
+    expect(elsewhere?.name).toBe("GET");
+    expect(elsewhere?.attributes["http.route"]).toBeUndefined();
+  });
+
   it("the no-op provider of another copy of the API (CommonJS beside ESM), behind its proxy, builds no span either", async () => {
     // Another copy's classes: the same names, other identities.
     class NoopTracerProvider {
@@ -310,6 +338,9 @@ describe("node:http: bounded names and attributes", () => {
     );
     expect(() => fetchServerSpans(() => new Response(), { propagator: {} as never })).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_PROPAGATOR" }),
+    );
+    expect(() => serverSpans(() => {}, { route: "/orders/{id}" } as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_OTEL_ROUTE" }),
     );
     expect(() => serverSpans(() => {}, { tracer: tracerProvider } as never)).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_UNKNOWN_OPTION" }),
