@@ -1,14 +1,6 @@
 import { randomFillSync } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  context,
-  defaultTextMapGetter,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import { context, defaultTextMapGetter, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
@@ -29,7 +21,7 @@ import {
   subscribeDiagnostics,
   unsubscribeDiagnostics,
 } from "@svc/kernel";
-import { instrumentSvc, PACKAGES } from "@svc/otel";
+import { instrumentSvc, PACKAGES, serverSpans } from "@svc/otel";
 import type { TraceExport } from "./config.js";
 import { RequestDurations } from "./request-durations.js";
 
@@ -49,11 +41,11 @@ export interface Telemetry {
   /** The principal the request was authenticated as, if any. */
   principalOf(request: object): string | undefined;
   /**
-   * `handler` with each request in a server span, when spans are exported: a child of the
-   * request's W3C `traceparent` when it sends a valid one (else the root of a new trace), active
-   * while the request is served, so the packages' decisions land on it and their store calls are
-   * its children. Without an exporter no span is built, and the request's trace id (for its log
-   * lines) is the caller's, else a new one.
+   * `handler` with each request's duration recorded and, when spans are exported, served in
+   * `@svc/otel`'s server span (`serverSpans`): a child of the request's W3C `traceparent` when it
+   * sends a valid one (else the root of a new trace), active while the request is served, so the
+   * packages' decisions land on it and their store calls are its children. Without an exporter
+   * no span is built, and the request's trace id (for its log lines) is the caller's, else a new one.
    */
   traced(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -162,9 +154,7 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
           resource,
           spanProcessors: spanExporters(traces).map((exporter) => new BatchSpanProcessor(exporter)),
         });
-  const tracer = tracerProvider?.getTracer("@svc/reference-server");
   const propagator = new W3CTraceContextPropagator();
-  const spans = new WeakMap<object, Span>();
   const traceIds = new WeakMap<object, string>();
   const instrumentation = instrumentSvc(
     tracerProvider === undefined ? { meterProvider } : { meterProvider, tracerProvider },
@@ -207,34 +197,36 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     decisionsOf: (request) => decisions.get(carrier(request)),
     principalOf: (request) => requestState(request).principal?.id,
     traced(handler) {
-      return (req, res) => {
-        (req as Timed)[STARTED] = performance.now();
-        res.on("close", recorded);
-        if (tracer === undefined) {
+      if (tracerProvider === undefined)
+        return (req, res) => {
+          (req as Timed)[STARTED] = performance.now();
+          res.on("close", recorded);
           // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
           const id =
             req.headers.traceparent === undefined
               ? undefined
               : trace.getSpanContext(propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter))
                   ?.traceId;
-          traceIds.set(req, id === undefined ? newTraceId() : id);
+          traceIds.set(req, id ?? newTraceId());
           handler(req, res);
-          return;
-        }
-        const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
-        const span = tracer.startSpan(
-          req.method ?? "HTTP",
-          { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "_OTHER" } },
-          parent,
-        );
-        spans.set(req, span);
-        context.with(trace.setSpan(parent, span), handler, undefined, req, res);
+        };
+      // @svc/otel's server span, active while the request is served: its trace id is the access line's.
+      const spanned = serverSpans(
+        (req, res) => {
+          const id = trace.getActiveSpan()?.spanContext().traceId;
+          if (id !== undefined) traceIds.set(req, id);
+          handler(req, res);
+        },
+        // A request refused before routing is named by the document's template its path matches.
+        { tracerProvider, propagator, route: (req) => templateOf(req as IncomingMessage) },
+      );
+      return (req, res) => {
+        (req as Timed)[STARTED] = performance.now();
+        res.on("close", recorded);
+        spanned(req, res);
       };
     },
-    traceOf: (request) => {
-      const key = carrier(request);
-      return spans.get(key)?.spanContext().traceId ?? traceIds.get(key);
-    },
+    traceOf: (request) => traceIds.get(carrier(request)),
     routes(given) {
       // A path matches only templates of its depth; among those, literal segments before parameters
       // (`/orders/search` before `/orders/{id}`).
@@ -253,26 +245,15 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     },
   };
 
-  /** Records the request's duration when its response closes, and ends its span, if it has one. */
+  /** Records the request's duration when its response closes. */
   function recorded(this: ServerResponse): void {
     const req = this.req as Timed;
-    const seconds = (performance.now() - (req[STARTED] ?? 0)) / 1000;
     const method = KNOWN_METHODS.has(req.method ?? "") ? (req.method as string) : "_OTHER";
-    const route = templateOf(req);
-    const status = this.statusCode;
-    durations.record(seconds, method, status, route);
-    const span = spans.get(req);
-    if (span === undefined) return;
-    span.setAttribute("http.request.method", method);
-    span.setAttribute("http.response.status_code", status);
-    if (route !== undefined) {
-      span.setAttribute("http.route", route);
-      span.updateName(`${method} ${route}`);
-    }
-    if (status >= 500) {
-      span.setAttribute("error.type", String(status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    span.end();
+    durations.record(
+      (performance.now() - (req[STARTED] ?? 0)) / 1000,
+      method,
+      this.statusCode,
+      templateOf(req),
+    );
   }
 }
