@@ -21,7 +21,12 @@ import {
 import { exchangeOf, routeOf } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 
-export * from "./request-entry-exports.js";
+export {
+  commitKey,
+  type IdempotencyOptions,
+  type IdempotencyPrincipal,
+  type IdempotencyRequest,
+} from "@svc/idempotency";
 
 /** Express's defaults: `case sensitive routing` and `strict routing` off. */
 const EXPRESS_DEFAULTS: RoutingRules = { caseSensitive: false, strict: false };

@@ -35,7 +35,14 @@ export {
   PostgresStore,
   type PostgresStoreOptions,
 } from "./postgres-store.js";
-export * from "./redis-store.js";
+export {
+  type IoRedisLike,
+  type NodeRedisClusterLike,
+  type NodeRedisLike,
+  RedisStore,
+  type RedisStoreOptions,
+  StoreUnavailableError,
+} from "./redis-store.js";
 export {
   connectionGone,
   type IdempotencyPrincipal,

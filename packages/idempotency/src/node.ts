@@ -18,7 +18,12 @@ import {
 } from "@svc/idempotency";
 import { exchangeIfAny } from "@svc/kernel";
 
-export * from "./request-entry-exports.js";
+export {
+  commitKey,
+  type IdempotencyOptions,
+  type IdempotencyPrincipal,
+  type IdempotencyRequest,
+} from "@svc/idempotency";
 
 /**
  * The reader of a `node:http` request: its target as sent, no route, the routing rules an adapter

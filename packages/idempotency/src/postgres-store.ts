@@ -1,7 +1,7 @@
-import { withinTime } from "@svc/kernel/internal";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { fromBase64, randomHex, toBase64, utf8Length } from "./bytes.js";
 import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
-import { STORE_TIMEOUT_MS, storeMaxRecordBytes, storeOptions } from "./option-error.js";
+import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
@@ -125,20 +125,33 @@ export class PostgresStore implements IdempotencyStore {
   readonly #retentionMs: number;
 
   constructor(options: PostgresStoreOptions) {
-    const o = storeOptions("PostgresStore", options, [
-      "pool",
-      "table",
-      "maxRecordBytes",
-      "timeoutMs",
-      "retentionMs",
-    ]);
+    if (typeof options !== "object" || options === null) {
+      throw optionError(
+        "PostgresStore",
+        "options",
+        options,
+        "an object { pool, table?, maxRecordBytes?, timeoutMs?, retentionMs? }",
+      );
+    }
+    checkOptionNames(
+      "idempotency",
+      options,
+      ["pool", "table", "maxRecordBytes", "timeoutMs", "retentionMs"],
+      "PostgresStore",
+    );
     if (typeof (options.pool as Partial<PgQueryable> | undefined)?.query !== "function") {
-      throw o.refused("pool", options.pool, "a pg Pool or Client (an object with query())");
+      throw optionError(
+        "PostgresStore",
+        "pool",
+        options.pool,
+        "a pg Pool or Client (an object with query())",
+      );
     }
     this.#pool = options.pool;
     const table = options.table ?? "idempotency_keys";
     if (typeof table !== "string" || !TABLE.test(table)) {
-      throw o.refused(
+      throw optionError(
+        "PostgresStore",
         "table",
         table,
         "an unquoted identifier, optionally schema-qualified (letters, digits, _)",
@@ -146,10 +159,15 @@ export class PostgresStore implements IdempotencyStore {
     }
     this.#table = table;
     this.#maxRecordBytes = storeMaxRecordBytes("PostgresStore", options.maxRecordBytes);
-    this.#timeoutMs = o.timeoutMs(STORE_TIMEOUT_MS);
+    this.#timeoutMs = storeTimeoutMs("PostgresStore", options.timeoutMs);
     const retentionMs = options.retentionMs ?? 86_400_000;
     if (typeof retentionMs !== "number" || !Number.isFinite(retentionMs) || retentionMs <= 0) {
-      throw o.refused("retentionMs", retentionMs, "a positive finite number of milliseconds");
+      throw optionError(
+        "PostgresStore",
+        "retentionMs",
+        retentionMs,
+        "a positive finite number of milliseconds",
+      );
     }
     this.#retentionMs = retentionMs;
   }
@@ -270,22 +288,30 @@ export class PostgresStore implements IdempotencyStore {
    * faithful bytes of what was committed); true either way.
    */
   complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean> {
-    return this.#traced("complete", key, async () => {
-      const t = this.#table;
-      const stored = toJson(this.#kept(response));
-      const res = await this.#query(
-        `WITH up AS (
-           UPDATE ${t} SET state = 'completed', response = $3::jsonb, settle_by = NULL,
-             expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
-           WHERE key = $1 AND token = $2
-             AND (state = 'in-flight' OR (state = 'committed' AND (response->>'status')::int = $5))
-           RETURNING 1)
-         SELECT (SELECT count(*) FROM up) AS updated,
-           EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
-        [key, token, JSON.stringify(stored), Math.ceil(retentionMs), response.status],
-      );
-      return updatedOrKept(res);
-    });
+    return this.#traced("complete", key, () => this.#complete(key, token, response, retentionMs));
+  }
+
+  async #complete(
+    key: string,
+    token: string,
+    response: StoredResponse,
+    retentionMs: number,
+  ): Promise<boolean> {
+    const t = this.#table;
+    const stored = toJson(this.#kept(response));
+    const res = await this.#query(
+      `WITH up AS (
+         UPDATE ${t} SET state = 'completed', response = $3::jsonb, settle_by = NULL,
+           expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
+         WHERE key = $1 AND token = $2
+           AND (state = 'in-flight' OR (state = 'committed' AND (response->>'status')::int = $5))
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM up) AS updated,
+         EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
+      [key, token, JSON.stringify(stored), Math.ceil(retentionMs), response.status],
+    );
+    const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
+    return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
   }
 
   /** Drops an in-flight claim; a committed one is never released (false). */
@@ -316,7 +342,8 @@ export class PostgresStore implements IdempotencyStore {
          EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state = 'committed') AS kept`,
       [key, token, Math.ceil(leaseMs)],
     );
-    return updatedOrKept(res);
+    const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
+    return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
   }
 
   /**
@@ -453,23 +480,24 @@ export class PostgresStore implements IdempotencyStore {
 
   /** `pending`, given up after `timeoutMs`; any failure as a {@link StoreUnavailableError}. */
   async #bounded<T>(pending: Promise<T>): Promise<T> {
-    try {
-      return await withinTime(
-        pending,
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new StoreUnavailableError(`idempotency store did not answer within ${this.#timeoutMs} ms`)),
         this.#timeoutMs,
-        () => new StoreUnavailableError(`idempotency store did not answer within ${this.#timeoutMs} ms`),
       );
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([pending, timeout]);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       throw new StoreUnavailableError("idempotency store failed", { cause: err });
+    } finally {
+      clearTimeout(timer);
     }
   }
-}
-
-/** Whether a statement's `updated` count is above 0, or its record is `kept` by this token already. */
-function updatedOrKept(res: { rows: unknown[] }): boolean {
-  const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
-  return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
 }
 
 /**

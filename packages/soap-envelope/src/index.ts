@@ -1,3 +1,4 @@
+export type { SoapAddressing } from "./addressing/headers.js";
 export {
   createSoapEndpoint,
   type SoapEndpoint,
