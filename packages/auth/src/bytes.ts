@@ -1,7 +1,10 @@
 /**
  * Bytes without Node's `Buffer`, for runtimes that have only the Web platform: UTF-8, base64 and
- * a comparison whose time does not depend on where two byte strings differ.
+ * a comparison whose time does not depend on where two byte strings differ; `concatBytes`, the
+ * chunks one after another in one array, is the kernel's.
  */
+
+export { concatBytes } from "@svc/kernel/internal";
 
 const ENCODER = new TextEncoder();
 
@@ -66,19 +69,6 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
   return diff === 0;
-}
-
-/** `chunks` one after another in one array. */
-export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 /** `length` bytes from the platform's CSPRNG (Web Crypto's `getRandomValues`). */

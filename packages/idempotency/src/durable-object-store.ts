@@ -4,12 +4,7 @@ import {
   type StoredResponse,
   StoreUnavailableError,
 } from "@svc/idempotency";
-import {
-  callDurableObject,
-  checkOptionNames,
-  type DurableObjectNamespaceLike,
-  isDurableObjectNamespace,
-} from "@svc/kernel/internal";
+import { callDurableObject, type DurableObjectNamespaceLike } from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
 import { storeCalls } from "./diagnostics.js";
 import {
@@ -18,7 +13,7 @@ import {
   MAX_RECORD_CHUNKS,
   RECORD_CHUNK_CHARS,
 } from "./idempotency-object.js";
-import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
+import { STORE_TIMEOUT_MS, storeMaxRecordBytes, storeOptions } from "./option-error.js";
 import { decodeRecord, encodeRecordWithin } from "./record-json.js";
 
 /** The largest `maxRecordBytes`: what one object's record spans at most (2 MiB). */
@@ -88,37 +83,18 @@ export class DurableObjectStore implements IdempotencyStore {
   readonly #maxRecordBytes: number;
 
   constructor(options: DurableObjectStoreOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw optionError(
-        "DurableObjectStore",
-        "options",
-        options,
-        "an object { namespace, prefix?, timeoutMs?, maxRecordBytes? }",
-      );
-    }
-    checkOptionNames(
-      "idempotency",
-      options,
-      ["namespace", "prefix", "maxRecordBytes", "timeoutMs"],
-      "DurableObjectStore",
-    );
-    if (!isDurableObjectNamespace(options.namespace)) {
-      throw optionError(
-        "DurableObjectStore",
-        "namespace",
-        options.namespace,
-        "a Durable Object namespace binding (env.IDEMPOTENCY, bound to the class IdempotencyObject in wrangler.toml)",
-      );
-    }
-    this.#namespace = options.namespace;
-    const prefix = options.prefix ?? "idempotency:";
-    if (typeof prefix !== "string") throw optionError("DurableObjectStore", "prefix", prefix, "a string");
-    this.#prefix = prefix;
-    this.#timeoutMs = storeTimeoutMs("DurableObjectStore", options.timeoutMs);
+    const o = storeOptions("DurableObjectStore", options, [
+      "namespace",
+      "prefix",
+      "timeoutMs",
+      "maxRecordBytes",
+    ]);
+    this.#namespace = o.namespace("env.IDEMPOTENCY, bound to the class IdempotencyObject in wrangler.toml");
+    this.#prefix = o.prefix("idempotency:");
+    this.#timeoutMs = o.timeoutMs(STORE_TIMEOUT_MS);
     const maxRecordBytes = storeMaxRecordBytes("DurableObjectStore", options.maxRecordBytes);
     if (maxRecordBytes > MAX_RECORD_BYTES) {
-      throw optionError(
-        "DurableObjectStore",
+      throw o.refused(
         "maxRecordBytes",
         maxRecordBytes,
         `an integer from 1024 to ${MAX_RECORD_BYTES} (bytes; what one object keeps of a record)`,
@@ -153,27 +129,22 @@ export class DurableObjectStore implements IdempotencyStore {
     throw new StoreUnavailableError("DurableObjectStore: unexpected claim answer");
   }
 
-  async complete(
-    key: string,
-    token: string,
-    response: StoredResponse,
-    retentionMs: number,
-  ): Promise<boolean> {
-    const reply = await this.#call(key, {
-      op: "complete",
-      token,
-      record: encodeRecordWithin(response, this.#maxRecordBytes),
-      retentionMs: Math.ceil(retentionMs),
-    });
-    return reply === true;
+  complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean> {
+    const record = encodeRecordWithin(response, this.#maxRecordBytes);
+    return this.#done(key, { op: "complete", token, record, retentionMs: Math.ceil(retentionMs) });
   }
 
-  async release(key: string, token: string): Promise<boolean> {
-    return (await this.#call(key, { op: "release", token })) === true;
+  release(key: string, token: string): Promise<boolean> {
+    return this.#done(key, { op: "release", token });
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return (await this.#call(key, { op: "renew", token, leaseMs: Math.ceil(leaseMs) })) === true;
+  renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.#done(key, { op: "renew", token, leaseMs: Math.ceil(leaseMs) });
+  }
+
+  /** Whether the object did what `call` asks (it answers `true`), only while the token is the record's. */
+  async #done(key: string, call: IdempotencyObjectCall): Promise<boolean> {
+    return (await this.#call(key, call)) === true;
   }
 
   /** One call to the object of `key`, answered within `timeoutMs`, never sent twice. */

@@ -21,12 +21,7 @@ import {
 import { exchangeOf, routeOf } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 
-export {
-  commitKey,
-  type IdempotencyOptions,
-  type IdempotencyPrincipal,
-  type IdempotencyRequest,
-} from "@svc/idempotency";
+export * from "./request-entry-exports.js";
 
 /** Express's defaults: `case sensitive routing` and `strict routing` off. */
 const EXPRESS_DEFAULTS: RoutingRules = { caseSensitive: false, strict: false };

@@ -90,8 +90,7 @@ function callOf(body: unknown): IdempotencyObjectCall | undefined {
  */
 export class IdempotencyObject {
   readonly #storage: DurableObjectBatchStorageLike;
-  #held: Held | undefined;
-  readonly #shell: DurableObjectShell<IdempotencyObjectCall>;
+  readonly #shell: DurableObjectShell<IdempotencyObjectCall, Held>;
 
   constructor(ctx: DurableObjectBatchStateLike, _env?: unknown) {
     this.#storage = ctx.storage;
@@ -99,6 +98,7 @@ export class IdempotencyObject {
       read: () => this.#load(),
       callOf,
       refusal: "not an idempotency call",
+      expiresAt: (held) => held.head.expiresAt,
     });
   }
 
@@ -107,7 +107,7 @@ export class IdempotencyObject {
     const call = await this.#shell.receive(request);
     if (call instanceof Response) return call;
     const now = Date.now();
-    const live = this.#held !== undefined && this.#held.head.expiresAt > now ? this.#held : undefined;
+    const live = this.#shell.live(now);
     if (call.op === "claim") {
       if (live?.head.state === "completed")
         return Response.json({
@@ -128,7 +128,7 @@ export class IdempotencyObject {
         expiresAt: now + call.leaseMs,
         chunks: 0,
       };
-      await this.#keep({ head, record: "" }, this.#held !== undefined);
+      await this.#keep({ head, record: "" }, this.#shell.held);
       return Response.json({ outcome: "claimed", token: call.token });
     }
     // complete, release and renew act only on the caller's own in-flight record (fencing).
@@ -146,43 +146,30 @@ export class IdempotencyObject {
 
   /** The alarm: the record has expired (delete it all) or lives on (wait for its end). */
   async alarm(): Promise<void> {
-    await this.#shell.alarm(
-      () => this.#held?.head.expiresAt,
-      () => {
-        this.#held = undefined;
-      },
-    );
+    await this.#shell.alarm();
   }
 
   /**
-   * Makes `held` the record, synchronously, then writes it (head and response chunks in one
-   * `put`, so a replay never reads half a record) and sets the alarm for its expiry; no record
-   * deletes everything. `replace`: an earlier record's values go first.
+   * Makes `held` the record, then writes it (head and response chunks in one `put`, so a replay
+   * never reads half a record) and sets the alarm for its expiry; no record deletes everything.
+   * `replace`: an earlier record's values go first.
    */
-  async #keep(held: Held | undefined, replace: boolean): Promise<void> {
-    this.#held = held;
-    // Not kept: the next call reads the record again rather than answer from one storage lost.
-    await this.#shell.write(async () => {
-      if (held === undefined) {
-        await this.#storage.deleteAll();
-        return;
-      }
-      const entries: Record<string, unknown> = { [HEAD]: held.head };
-      for (let i = 0; i < held.head.chunks; i++)
-        entries[chunkKey(i)] = held.record.slice(i * RECORD_CHUNK_CHARS, (i + 1) * RECORD_CHUNK_CHARS);
+  #keep(held: Held | undefined, replace: boolean): Promise<void> {
+    return this.#shell.keep(held, async ({ head, record }) => {
+      const entries: Record<string, unknown> = { [HEAD]: head };
+      for (let i = 0; i < head.chunks; i++)
+        entries[chunkKey(i)] = record.slice(i * RECORD_CHUNK_CHARS, (i + 1) * RECORD_CHUNK_CHARS);
       if (replace) await this.#storage.deleteAll();
-      await Promise.all([this.#storage.put(entries), this.#storage.setAlarm(held.head.expiresAt)]);
+      await Promise.all([this.#storage.put(entries), this.#storage.setAlarm(head.expiresAt)]);
     });
   }
 
   /** Reads the record from storage: its head, then its response's chunks. */
-  async #load(): Promise<void> {
+  async #load(): Promise<Held | undefined> {
     const head = await this.#storage.get<Head>(HEAD);
-    if (head === undefined) this.#held = undefined;
-    else {
-      const keys = Array.from({ length: head.chunks }, (_, i) => chunkKey(i));
-      const values = keys.length === 0 ? new Map<string, string>() : await this.#storage.get<string>(keys);
-      this.#held = { head, record: keys.map((key) => values.get(key) ?? "").join("") };
-    }
+    if (head === undefined) return undefined;
+    const keys = Array.from({ length: head.chunks }, (_, i) => chunkKey(i));
+    const values = keys.length === 0 ? new Map<string, string>() : await this.#storage.get<string>(keys);
+    return { head, record: keys.map((key) => values.get(key) ?? "").join("") };
   }
 }

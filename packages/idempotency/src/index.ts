@@ -35,14 +35,7 @@ export {
   PostgresStore,
   type PostgresStoreOptions,
 } from "./postgres-store.js";
-export {
-  type IoRedisLike,
-  type NodeRedisClusterLike,
-  type NodeRedisLike,
-  RedisStore,
-  type RedisStoreOptions,
-  StoreUnavailableError,
-} from "./redis-store.js";
+export * from "./redis-store.js";
 export {
   connectionGone,
   type IdempotencyPrincipal,

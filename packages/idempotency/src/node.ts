@@ -18,12 +18,7 @@ import {
 } from "@svc/idempotency";
 import { exchangeIfAny } from "@svc/kernel";
 
-export {
-  commitKey,
-  type IdempotencyOptions,
-  type IdempotencyPrincipal,
-  type IdempotencyRequest,
-} from "@svc/idempotency";
+export * from "./request-entry-exports.js";
 
 /**
  * The reader of a `node:http` request: its target as sent, no route, the routing rules an adapter

@@ -1,5 +1,5 @@
 import type { OptionError } from "@svc/kernel";
-import { isTimerDelay, MAX_TIMER_MS, refusedOption } from "@svc/kernel/internal";
+import { refusedOption, StoreOptions } from "@svc/kernel/internal";
 
 export type { OptionError };
 
@@ -14,21 +14,23 @@ export function optionError(owner: string, option: string, got: unknown, accepte
 }
 
 /**
- * A store's `timeoutMs` (default 1000): a positive timer delay. Node.js fires a timer of more than
- * 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"), so every call would time out at once
- * and every keyed request get a 503.
+ * A store's options, read the way every store of the package reads them: an object holding its
+ * client (the first of `known`) and no name outside `known`.
+ *
+ * @example const o = storeOptions("RedisStore", options, ["client", "prefix", "timeoutMs", "maxRecordBytes"]);
  */
-export function storeTimeoutMs(owner: string, value: unknown = 1000): number {
-  if (!isTimerDelay(value)) {
-    throw optionError(
-      owner,
-      "timeoutMs",
-      value,
-      `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
-    );
-  }
-  return value;
+export function storeOptions<Options extends object>(
+  owner: string,
+  options: Options,
+  known: readonly [string, ...string[]],
+): StoreOptions<Options> {
+  const [client, ...rest] = known;
+  const accepted = `an object { ${[client, ...rest.map((name) => `${name}?`)].join(", ")} }`;
+  return new StoreOptions("idempotency", owner, options, known, accepted);
 }
+
+/** A store's `timeoutMs` when none is given: the longest wait for one round trip. */
+export const STORE_TIMEOUT_MS = 1000;
 
 /** A store's `maxRecordBytes` (default 1 MiB): an integer of at least 1024. */
 export function storeMaxRecordBytes(owner: string, value: unknown = 1_048_576): number {

@@ -1,7 +1,7 @@
-import { checkOptionNames } from "@svc/kernel/internal";
+import { withinTime } from "@svc/kernel/internal";
 import { fromBase64, randomHex, toBase64, utf8Length } from "./bytes.js";
 import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
-import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
+import { STORE_TIMEOUT_MS, storeMaxRecordBytes, storeOptions } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
@@ -125,33 +125,20 @@ export class PostgresStore implements IdempotencyStore {
   readonly #retentionMs: number;
 
   constructor(options: PostgresStoreOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw optionError(
-        "PostgresStore",
-        "options",
-        options,
-        "an object { pool, table?, maxRecordBytes?, timeoutMs?, retentionMs? }",
-      );
-    }
-    checkOptionNames(
-      "idempotency",
-      options,
-      ["pool", "table", "maxRecordBytes", "timeoutMs", "retentionMs"],
-      "PostgresStore",
-    );
+    const o = storeOptions("PostgresStore", options, [
+      "pool",
+      "table",
+      "maxRecordBytes",
+      "timeoutMs",
+      "retentionMs",
+    ]);
     if (typeof (options.pool as Partial<PgQueryable> | undefined)?.query !== "function") {
-      throw optionError(
-        "PostgresStore",
-        "pool",
-        options.pool,
-        "a pg Pool or Client (an object with query())",
-      );
+      throw o.refused("pool", options.pool, "a pg Pool or Client (an object with query())");
     }
     this.#pool = options.pool;
     const table = options.table ?? "idempotency_keys";
     if (typeof table !== "string" || !TABLE.test(table)) {
-      throw optionError(
-        "PostgresStore",
+      throw o.refused(
         "table",
         table,
         "an unquoted identifier, optionally schema-qualified (letters, digits, _)",
@@ -159,15 +146,10 @@ export class PostgresStore implements IdempotencyStore {
     }
     this.#table = table;
     this.#maxRecordBytes = storeMaxRecordBytes("PostgresStore", options.maxRecordBytes);
-    this.#timeoutMs = storeTimeoutMs("PostgresStore", options.timeoutMs);
+    this.#timeoutMs = o.timeoutMs(STORE_TIMEOUT_MS);
     const retentionMs = options.retentionMs ?? 86_400_000;
     if (typeof retentionMs !== "number" || !Number.isFinite(retentionMs) || retentionMs <= 0) {
-      throw optionError(
-        "PostgresStore",
-        "retentionMs",
-        retentionMs,
-        "a positive finite number of milliseconds",
-      );
+      throw o.refused("retentionMs", retentionMs, "a positive finite number of milliseconds");
     }
     this.#retentionMs = retentionMs;
   }
@@ -288,30 +270,22 @@ export class PostgresStore implements IdempotencyStore {
    * faithful bytes of what was committed); true either way.
    */
   complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean> {
-    return this.#traced("complete", key, () => this.#complete(key, token, response, retentionMs));
-  }
-
-  async #complete(
-    key: string,
-    token: string,
-    response: StoredResponse,
-    retentionMs: number,
-  ): Promise<boolean> {
-    const t = this.#table;
-    const stored = toJson(this.#kept(response));
-    const res = await this.#query(
-      `WITH up AS (
-         UPDATE ${t} SET state = 'completed', response = $3::jsonb, settle_by = NULL,
-           expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
-         WHERE key = $1 AND token = $2
-           AND (state = 'in-flight' OR (state = 'committed' AND (response->>'status')::int = $5))
-         RETURNING 1)
-       SELECT (SELECT count(*) FROM up) AS updated,
-         EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
-      [key, token, JSON.stringify(stored), Math.ceil(retentionMs), response.status],
-    );
-    const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
-    return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
+    return this.#traced("complete", key, async () => {
+      const t = this.#table;
+      const stored = toJson(this.#kept(response));
+      const res = await this.#query(
+        `WITH up AS (
+           UPDATE ${t} SET state = 'completed', response = $3::jsonb, settle_by = NULL,
+             expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
+           WHERE key = $1 AND token = $2
+             AND (state = 'in-flight' OR (state = 'committed' AND (response->>'status')::int = $5))
+           RETURNING 1)
+         SELECT (SELECT count(*) FROM up) AS updated,
+           EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
+        [key, token, JSON.stringify(stored), Math.ceil(retentionMs), response.status],
+      );
+      return updatedOrKept(res);
+    });
   }
 
   /** Drops an in-flight claim; a committed one is never released (false). */
@@ -342,8 +316,7 @@ export class PostgresStore implements IdempotencyStore {
          EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state = 'committed') AS kept`,
       [key, token, Math.ceil(leaseMs)],
     );
-    const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
-    return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
+    return updatedOrKept(res);
   }
 
   /**
@@ -480,24 +453,23 @@ export class PostgresStore implements IdempotencyStore {
 
   /** `pending`, given up after `timeoutMs`; any failure as a {@link StoreUnavailableError}. */
   async #bounded<T>(pending: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new StoreUnavailableError(`idempotency store did not answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
-      timer.unref?.();
-    });
     try {
-      return await Promise.race([pending, timeout]);
+      return await withinTime(
+        pending,
+        this.#timeoutMs,
+        () => new StoreUnavailableError(`idempotency store did not answer within ${this.#timeoutMs} ms`),
+      );
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       throw new StoreUnavailableError("idempotency store failed", { cause: err });
-    } finally {
-      clearTimeout(timer);
     }
   }
+}
+
+/** Whether a statement's `updated` count is above 0, or its record is `kept` by this token already. */
+function updatedOrKept(res: { rows: unknown[] }): boolean {
+  const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
+  return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
 }
 
 /**

@@ -1,15 +1,15 @@
 import {
-  checkOptionNames,
   evalScript,
   isNoScript,
   type RedisScript,
   type RedisSend,
   redisScript,
   redisSender,
+  withinTime,
 } from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
 import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
-import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
+import { STORE_TIMEOUT_MS, storeMaxRecordBytes, storeOptions } from "./option-error.js";
 import { decodeRecord, encodeRecordWithin } from "./record-json.js";
 import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
 
@@ -158,24 +158,10 @@ export class RedisStore implements IdempotencyStore {
   readonly #maxRecordBytes: number;
 
   constructor(options: RedisStoreOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw optionError(
-        "RedisStore",
-        "options",
-        options,
-        "an object { client, prefix?, timeoutMs?, maxRecordBytes? }",
-      );
-    }
-    checkOptionNames(
-      "idempotency",
-      options,
-      ["client", "prefix", "maxRecordBytes", "timeoutMs"],
-      "RedisStore",
-    );
+    const o = storeOptions("RedisStore", options, ["client", "prefix", "timeoutMs", "maxRecordBytes"]);
     const send = redisSender(options.client);
     if (send === undefined) {
-      throw optionError(
-        "RedisStore",
+      throw o.refused(
         "client",
         options.client,
         "an ioredis Redis or Cluster, or a redis (node-redis) client or cluster",
@@ -184,15 +170,14 @@ export class RedisStore implements IdempotencyStore {
     this.#send = send;
     const prefix = options.prefix ?? "idempotency:";
     if (typeof prefix !== "string" || /[{}]/.test(prefix)) {
-      throw optionError(
-        "RedisStore",
+      throw o.refused(
         "prefix",
         prefix,
         "a string without { or } (a hash tag would put every record on one cluster slot)",
       );
     }
     this.#prefix = prefix;
-    this.#timeoutMs = storeTimeoutMs("RedisStore", options.timeoutMs);
+    this.#timeoutMs = o.timeoutMs(STORE_TIMEOUT_MS);
     this.#maxRecordBytes = storeMaxRecordBytes("RedisStore", options.maxRecordBytes);
   }
 
@@ -201,7 +186,15 @@ export class RedisStore implements IdempotencyStore {
   }
 
   complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean> {
-    return this.#traced("complete", key, () => this.#complete(key, token, response, retentionMs));
+    return this.#traced("complete", key, async () => {
+      const encoded = encodeRecordWithin(response, this.#maxRecordBytes);
+      const reply = await this.#eval(SCRIPTS.complete, this.#prefix + key, [
+        token,
+        encoded,
+        String(Math.ceil(retentionMs)),
+      ]);
+      return Number(reply) === 1;
+    });
   }
 
   release(key: string, token: string): Promise<boolean> {
@@ -242,21 +235,6 @@ export class RedisStore implements IdempotencyStore {
     throw new StoreUnavailableError("RedisStore: unexpected claim reply");
   }
 
-  async #complete(
-    key: string,
-    token: string,
-    response: StoredResponse,
-    retentionMs: number,
-  ): Promise<boolean> {
-    const encoded = encodeRecordWithin(response, this.#maxRecordBytes);
-    const reply = await this.#eval(SCRIPTS.complete, this.#prefix + key, [
-      token,
-      encoded,
-      String(Math.ceil(retentionMs)),
-    ]);
-    return Number(reply) === 1;
-  }
-
   /**
    * One script on the record's one key: on a cluster, the node that owns its slot runs it. Each
    * round trip waits at most `timeoutMs`.
@@ -266,25 +244,17 @@ export class RedisStore implements IdempotencyStore {
   }
 
   async #bounded<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailableError(`RedisStore: no answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
-    });
     try {
-      return await Promise.race([promise, timeout]);
+      return await withinTime(
+        promise,
+        this.#timeoutMs,
+        () => new StoreUnavailableError(`RedisStore: no answer within ${this.#timeoutMs} ms`),
+      );
     } catch (err) {
-      if (err instanceof StoreUnavailableError) throw err;
-      if (isNoScript(err)) throw err;
+      if (err instanceof StoreUnavailableError || isNoScript(err)) throw err;
       throw new StoreUnavailableError(`RedisStore: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,
       });
-    } finally {
-      clearTimeout(timer);
-      // A late rejection after the timeout must not surface as an unhandled rejection.
-      promise.catch(() => {});
     }
   }
 }

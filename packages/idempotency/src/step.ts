@@ -9,7 +9,7 @@ import type {
   ResponseValue,
 } from "@svc/kernel";
 import { addVary, exchangeIfAny } from "@svc/kernel";
-import { utf8Bytes } from "@svc/kernel/internal";
+import { concatBytes, utf8Bytes } from "@svc/kernel/internal";
 import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,
@@ -248,7 +248,7 @@ async function recordedBody(value: ResponseValue, max: number): Promise<Uint8Arr
   const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
   const { chunks, ended } = await readUpTo(stream, max);
   if (ended) {
-    const whole = joined(chunks);
+    const whole = concatBytes(chunks);
     value.body = whole;
     return whole;
   }
@@ -283,18 +283,6 @@ async function* rest(read: Uint8Array[], stream: NodeJS.ReadableStream): AsyncGe
 /** A chunk as bytes of its own (a string in UTF-8). */
 function toBytes(chunk: unknown): Uint8Array {
   return typeof chunk === "string" ? utf8Bytes(chunk) : new Uint8Array(chunk as Uint8Array);
-}
-
-function joined(chunks: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const chunk of chunks) size += chunk.byteLength;
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return whole;
 }
 
 /** Reads `stream` until it ends or more than `max` bytes came; leaves it paused in the latter case. */

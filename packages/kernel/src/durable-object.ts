@@ -9,6 +9,8 @@
  * @see https://developers.cloudflare.com/durable-objects/api/state/
  */
 
+import { withinTime } from "./within-time.js";
+
 /** An object's id, from {@link DurableObjectNamespaceLike.idFromName}. */
 export interface DurableObjectIdLike {
   /** The id in hex. */
@@ -121,10 +123,6 @@ export async function callDurableObject(
   call: unknown,
   options: DurableObjectCallOptions,
 ): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(options.timedOut()), options.timeoutMs);
-  });
   const answer = (async () => {
     const stub = namespace.get(namespace.idFromName(name));
     const response = await stub.fetch(options.url, {
@@ -137,49 +135,48 @@ export async function callDurableObject(
       throw new Error(`${options.label}the object answered ${response.status} ${text.slice(0, 200)}`);
     return JSON.parse(text) as unknown;
   })();
-  try {
-    return await Promise.race([answer, timeout]);
-  } finally {
-    clearTimeout(timer);
-    // A late failure after the timeout must not surface as an unhandled rejection.
-    answer.catch(() => {});
-  }
+  return withinTime(answer, options.timeoutMs, options.timedOut);
 }
 
 /** What an object built on {@link DurableObjectShell} reads and accepts. @internal */
-export interface DurableObjectShellOptions<Call> {
-  /** Reads the object's state from storage into the object. */
-  read(): Promise<void>;
+export interface DurableObjectShellOptions<Call, Value> {
+  /** Reads the object's value from storage: undefined when it holds none. */
+  read(): Promise<Value | undefined>;
   /** The call a request's JSON body holds, or undefined when it holds none. */
   callOf(body: unknown): Call | undefined;
   /** The `error` of the 400 answer to a request that holds no call. */
   readonly refusal: string;
+  /** The instant (epoch ms) `value` stops mattering: from then on it is gone, as an expired Redis key. */
+  expiresAt(value: Value): number;
 }
 
 /**
- * The part of a store's Durable Object that is not its own logic. The object's state is read
- * once, when the object starts (`blockConcurrencyWhile`, so no request is delivered before it),
- * and again before the next call or alarm only after a write failed (a write not kept leaves the
- * object's copy ahead of storage). A failed first read resets the object (the runtime's rule);
- * were it not to, the first call reads.
+ * The part of a store's Durable Object that is not its own logic: its one value (a key's count, a
+ * record), read from storage, kept, and deleted once it has expired. The value is read once, when
+ * the object starts (`blockConcurrencyWhile`, so no request is delivered before it), and again
+ * before the next call or alarm only after a write failed (a write not kept leaves the object's
+ * copy ahead of storage). A failed first read resets the object (the runtime's rule); were it not
+ * to, the first call reads.
  * @see https://developers.cloudflare.com/durable-objects/api/state/#blockconcurrencywhile
  *
  * @internal For the Durable Objects of `@svc/ratelimit` and `@svc/idempotency`.
  */
-export class DurableObjectShell<Call> {
-  readonly #options: DurableObjectShellOptions<Call>;
+export class DurableObjectShell<Call, Value> {
+  readonly #options: DurableObjectShellOptions<Call, Value>;
   readonly #storage: DurableObjectStorageLike;
-  /** Whether the object's state is what storage holds (false after a failed write). */
+  /** The value as last read or kept: what the object answers from. */
+  #value: Value | undefined;
+  /** Whether `#value` is what storage holds (false after a failed write). */
   #loaded = false;
 
-  constructor(ctx: DurableObjectStateLike, options: DurableObjectShellOptions<Call>) {
+  constructor(ctx: DurableObjectStateLike, options: DurableObjectShellOptions<Call, Value>) {
     this.#options = options;
     this.#storage = ctx.storage;
     ctx.blockConcurrencyWhile(() => this.#load()).catch(() => {});
   }
 
   /**
-   * The call `request` holds (a JSON `POST`), with the state read, or the 400 answer to a request
+   * The call `request` holds (a JSON `POST`), with the value read, or the 400 answer to a request
    * that holds none.
    */
   async receive(request: Request): Promise<Call | Response> {
@@ -194,34 +191,59 @@ export class DurableObjectShell<Call> {
     return call;
   }
 
-  /** Reads the state again when a write failed since it was last read (or it never was). */
+  /** Reads the value again when a write failed since it was last read (or it never was). */
   async ready(): Promise<void> {
     if (!this.#loaded) await this.#load();
   }
 
+  /** Whether the object holds a value, live or not yet deleted by its alarm. */
+  get held(): boolean {
+    return this.#value !== undefined;
+  }
+
+  /** The value while it lives at `now`, else undefined. */
+  live(now: number): Value | undefined {
+    const value = this.#value;
+    return value !== undefined && this.#options.expiresAt(value) > now ? value : undefined;
+  }
+
   /**
-   * The alarm the object set for the end of its state: the state has expired (`forget` it and
-   * delete all of storage, as the Redis key's `PEXPIRE` would) or was extended since (set the
-   * alarm again for its end, one alarm at a time). `expiresAt` is read once the state is.
-   * Returns when the alarm is set for now, or null.
+   * The alarm the object set for the end of its value: the value has expired (forget it and delete
+   * all of storage, as the Redis key's `PEXPIRE` would) or was extended since (set the alarm again
+   * for its end, one alarm at a time). Returns when the alarm is set for now, or null.
    * @see https://developers.cloudflare.com/durable-objects/api/alarms/
    */
-  async alarm(expiresAt: () => number | undefined, forget: () => void): Promise<number | null> {
+  async alarm(): Promise<number | null> {
     await this.ready();
-    const at = expiresAt();
+    const value = this.#value;
+    const at = value === undefined ? undefined : this.#options.expiresAt(value);
     if (at !== undefined && at > Date.now()) {
       await this.#storage.setAlarm(at);
       return at;
     }
-    forget();
+    this.#value = undefined;
     await this.#storage.deleteAll();
     return null;
   }
 
-  /** Runs `write`; when it fails, the next call reads the state again rather than trust it. */
-  async write(write: () => Promise<void>): Promise<void> {
+  /**
+   * Makes `value` the object's value, synchronously (the next call answers from it, with no await
+   * in between), then writes it with `write`, or deletes all of storage when it is undefined and
+   * then runs `deleted`. When the write fails, the next call reads the value again rather than
+   * answer from one storage lost.
+   */
+  async keep(
+    value: Value | undefined,
+    write: (value: Value) => Promise<void>,
+    deleted?: () => Promise<void>,
+  ): Promise<void> {
+    this.#value = value;
     try {
-      await write();
+      if (value !== undefined) await write(value);
+      else {
+        await this.#storage.deleteAll();
+        await deleted?.();
+      }
     } catch (err) {
       this.#loaded = false;
       throw err;
@@ -229,7 +251,7 @@ export class DurableObjectShell<Call> {
   }
 
   async #load(): Promise<void> {
-    await this.#options.read();
+    this.#value = await this.#options.read();
     this.#loaded = true;
   }
 }

@@ -1,14 +1,6 @@
-import {
-  callDurableObject,
-  checkOptionNames,
-  type DurableObjectNamespaceLike,
-  isDurableObjectNamespace,
-  isTimerDelay,
-  MAX_TIMER_MS,
-} from "@svc/kernel/internal";
+import { callDurableObject, type DurableObjectNamespaceLike, StoreOptions } from "@svc/kernel/internal";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "@svc/ratelimit";
 import { storeCalls } from "./diagnostics.js";
-import { refused } from "./option-error.js";
 import type { RateLimitObjectCall } from "./rate-limit-object.js";
 
 /**
@@ -85,29 +77,14 @@ export class DurableObjectStore implements RateLimitStore {
   readonly #namespace: DurableObjectNamespaceLike;
 
   constructor(options: DurableObjectStoreOptions) {
-    if (typeof options !== "object" || options === null)
-      throw refused("DurableObjectStore", "options", options, "an object with namespace");
-    checkOptionNames("ratelimit", options, ["namespace", "prefix", "timeoutMs"], "DurableObjectStore");
-    if (!isDurableObjectNamespace(options.namespace))
-      throw refused(
-        "DurableObjectStore",
-        "namespace",
-        options.namespace,
-        "a Durable Object namespace binding (env.RATE_LIMIT, bound to the class RateLimitObject in wrangler.toml)",
-      );
-    this.#namespace = options.namespace;
-    const prefix = options.prefix ?? "rl:";
-    if (typeof prefix !== "string") throw refused("DurableObjectStore", "prefix", prefix, "a string");
-    this.prefix = prefix;
-    const timeoutMs = options.timeoutMs ?? 500;
-    if (!isTimerDelay(timeoutMs))
-      throw refused(
-        "DurableObjectStore",
-        "timeoutMs",
-        timeoutMs,
-        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
-      );
-    this.timeoutMs = timeoutMs;
+    const o = new StoreOptions("ratelimit", "DurableObjectStore", options, [
+      "namespace",
+      "prefix",
+      "timeoutMs",
+    ]);
+    this.#namespace = o.namespace("env.RATE_LIMIT, bound to the class RateLimitObject in wrangler.toml");
+    this.prefix = o.prefix("rl:");
+    this.timeoutMs = o.timeoutMs(500);
   }
 
   /** The name of the object that counts `key`. */

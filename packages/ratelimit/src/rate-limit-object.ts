@@ -71,10 +71,9 @@ function callOf(body: unknown): RateLimitObjectCall | undefined {
  */
 export class RateLimitObject {
   readonly #storage: DurableObjectStorageLike;
-  #state: Stored | undefined;
   /** The alarm as last set or read; `null` when none is set. */
   #alarm: number | null = null;
-  readonly #shell: DurableObjectShell<RateLimitObjectCall>;
+  readonly #shell: DurableObjectShell<RateLimitObjectCall, Stored>;
 
   constructor(ctx: DurableObjectStateLike, _env?: unknown) {
     this.#storage = ctx.storage;
@@ -82,6 +81,7 @@ export class RateLimitObject {
       read: () => this.#load(),
       callOf,
       refusal: "not a rate limit call",
+      expiresAt: (state) => state.expiresAt,
     });
   }
 
@@ -90,7 +90,7 @@ export class RateLimitObject {
     const call = await this.#shell.receive(request);
     if (call instanceof Response) return call;
     const now = Date.now();
-    const live = this.#state !== undefined && this.#state.expiresAt > now ? this.#state : undefined;
+    const live = this.#shell.live(now);
     if (call.op === "reset") {
       await this.#keep(undefined, now);
       return Response.json({ ok: true });
@@ -108,40 +108,35 @@ export class RateLimitObject {
 
   /** The alarm: the state has expired (delete it all) or was extended since (wait for its end). */
   async alarm(): Promise<void> {
-    this.#alarm = await this.#shell.alarm(
-      () => this.#state?.expiresAt,
-      () => {
-        this.#state = undefined;
+    this.#alarm = await this.#shell.alarm();
+  }
+
+  /**
+   * Makes `state` the key's state, then writes it (or deletes everything when there is none) and
+   * sets the alarm that deletes it once it has expired. One alarm at a time: a later expiry is
+   * found by the alarm itself.
+   */
+  #keep(state: Stored | undefined, now: number): Promise<void> {
+    return this.#shell.keep(
+      state,
+      async (kept) => {
+        const put = this.#storage.put(STATE, kept);
+        if (this.#alarm === null || this.#alarm < now) {
+          this.#alarm = kept.expiresAt;
+          await Promise.all([put, this.#storage.setAlarm(kept.expiresAt)]);
+        } else await put;
+      },
+      async () => {
+        // Whether deleteAll took the alarm with it depends on the compatibility date.
+        this.#alarm = await this.#storage.getAlarm();
       },
     );
   }
 
-  /**
-   * Makes `state` the key's state, synchronously, then writes it (or deletes everything when
-   * there is none) and sets the alarm that deletes it once it has expired. One alarm at a time:
-   * a later expiry is found by the alarm itself.
-   */
-  async #keep(state: Stored | undefined, now: number): Promise<void> {
-    this.#state = state;
-    // Not kept: the next call reads the state again rather than answer from a count storage lost.
-    await this.#shell.write(async () => {
-      if (state === undefined) {
-        await this.#storage.deleteAll();
-        // Whether deleteAll took the alarm with it depends on the compatibility date.
-        this.#alarm = await this.#storage.getAlarm();
-        return;
-      }
-      const put = this.#storage.put(STATE, state);
-      if (this.#alarm === null || this.#alarm < now) {
-        this.#alarm = state.expiresAt;
-        await Promise.all([put, this.#storage.setAlarm(state.expiresAt)]);
-      } else await put;
-    });
-  }
-
   /** Reads the state and the alarm from storage. */
-  async #load(): Promise<void> {
-    this.#state = await this.#storage.get<Stored>(STATE);
+  async #load(): Promise<Stored | undefined> {
+    const state = await this.#storage.get<Stored>(STATE);
     this.#alarm = await this.#storage.getAlarm();
+    return state;
   }
 }

@@ -1,15 +1,14 @@
 import {
-  checkOptionNames,
   evalScript,
-  isTimerDelay,
-  MAX_TIMER_MS,
   type RedisScript,
   type RedisSend,
   redisClientShape,
   redisSender,
+  StoreOptions,
+  withinTime,
 } from "@svc/kernel/internal";
 import { storeCalls } from "./diagnostics.js";
-import { optionError as refused, refused as refusedValue } from "./option-error.js";
+import { optionError as refused } from "./option-error.js";
 import { DECIDE, REFUND } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
@@ -254,34 +253,22 @@ export class RedisStore implements RateLimitStore {
   #closed = false;
 
   constructor(options: RedisStoreOptions) {
-    if (typeof options !== "object" || options === null)
-      throw refusedValue("RedisStore", "options", options, "an object with client");
-    checkOptionNames("ratelimit", options, ["client", "prefix", "timeoutMs"], "RedisStore");
+    const o = new StoreOptions("ratelimit", "RedisStore", options, ["client", "prefix", "timeoutMs"]);
     this.#send = sender(options.client);
-    const prefix = options.prefix ?? "rl:";
-    if (typeof prefix !== "string") throw refusedValue("RedisStore", "prefix", prefix, "a string");
+    const prefix = o.prefix("rl:");
     // Redis Cluster spec, "Hash tags": only the substring between the first "{" and the first "}"
     // after it is hashed, if it is not empty. A tag in the prefix comes before the limiter key's
     // own "{key}", so every client would hash to one slot, on one master.
     if (isCluster(options.client) && hasHashTag(prefix))
-      throw refusedValue(
-        "RedisStore",
+      throw o.refused(
         "prefix",
         prefix,
         "a string without a {hash tag} on a Redis Cluster (it would put every client on one slot)",
       );
     this.prefix = prefix;
-    const timeoutMs = options.timeoutMs ?? 500;
-    // Node.js fires a timer of more than 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"),
-    // so every decision would time out at once and failMode "open" would let every request pass.
-    if (!isTimerDelay(timeoutMs))
-      throw refusedValue(
-        "RedisStore",
-        "timeoutMs",
-        timeoutMs,
-        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
-      );
-    this.timeoutMs = timeoutMs;
+    // Every decision would time out at once past the longest timer, and failMode "open" let every
+    // request pass.
+    this.timeoutMs = o.timeoutMs(500);
     // Last, once every option is accepted: a refused store takes no prefix.
     const prefixes = taken.get(options.client) ?? new Map<string, RedisStore>();
     if (prefixes.has(prefix))
@@ -377,18 +364,6 @@ export class RedisStore implements RateLimitStore {
   #bounded<T>(run: () => Promise<T>): Promise<T> {
     // Another store may hold the prefix now: this one must not keep counting in its keys.
     if (this.#closed) return Promise.reject(new Error(`RedisStore ${JSON.stringify(this.prefix)} is closed`));
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new StoreTimeoutError(this.timeoutMs)), this.timeoutMs);
-      run().then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
-    });
+    return withinTime(run(), this.timeoutMs, () => new StoreTimeoutError(this.timeoutMs));
   }
 }

@@ -3,6 +3,8 @@
 // the Web platform's `TextEncoder` and plain loops elsewhere (workerd, browsers). Either way the
 // same values come out.
 
+import { concatBytes as concatChunks } from "@svc/kernel/internal";
+
 interface NodeBufferClass {
   byteLength(text: string): number;
   from(text: string, encoding?: string): Uint8Array & { toString(encoding: string): string };
@@ -71,14 +73,7 @@ export const utf8Bytes: (text: string) => Uint8Array =
 
 /** `chunks` as one array of `total` bytes (their sum). */
 export function concatBytes(chunks: readonly Uint8Array[], total?: number): Uint8Array {
-  if (nodeBuffer !== undefined) return nodeBuffer.concat(chunks, total);
-  const out = new Uint8Array(total ?? chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+  return nodeBuffer !== undefined ? nodeBuffer.concat(chunks, total) : concatChunks(chunks, total);
 }
 
 /** The text of US-ASCII `bytes` (each byte one character, as Latin-1 reads it). */
