@@ -135,17 +135,31 @@ let failed = false;
 
 if (!args["no-callgrind"]) {
   for (const row of ANCHOR_ROWS) {
-    const before = await uptime();
-    console.error(`callgrind ${row.id} (${before})`);
-    try {
-      const figure = await callgrind(row.id);
-      report.callgrind.push({ id: row.id, uptimeBefore: before, figure });
-      console.log(JSON.stringify(figure));
-    } catch (error) {
-      failed = true;
-      const reason = error instanceof Error ? error.message : String(error);
-      console.error(`FAIL callgrind ${row.id}: ${reason}`);
-      report.callgrind.push({ id: row.id, uptimeBefore: before, error: reason });
+    // A run ended by a signal (another process's, on a shared machine) is run once more, and
+    // the report says so.
+    let killed;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const before = await uptime();
+      console.error(`callgrind ${row.id} (${before})`);
+      try {
+        const figure = await callgrind(row.id);
+        report.callgrind.push({
+          id: row.id,
+          uptimeBefore: before,
+          figure,
+          ...(killed ? { retriedAfter: killed } : {}),
+        });
+        console.log(JSON.stringify(figure));
+        break;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        console.error(`FAIL callgrind ${row.id}: ${reason}`);
+        killed = /exited with SIG\w+/.exec(reason)?.[0];
+        if (killed && attempt === 1) continue;
+        failed = true;
+        report.callgrind.push({ id: row.id, uptimeBefore: before, error: reason });
+        break;
+      }
     }
   }
 }
@@ -220,13 +234,14 @@ function callgrind(id) {
       stdout += chunk;
     });
     child.once("error", reject);
-    child.once("exit", (code) => {
+    child.once("exit", (code, signal) => {
       const line = stdout
         .trim()
         .split("\n")
         .reverse()
         .find((l) => l.startsWith("{"));
-      if (code !== 0 || line === undefined) reject(new Error(`callgrind.mjs exited with ${code}\n${stdout}`));
+      if (code !== 0 || line === undefined)
+        reject(new Error(`callgrind.mjs exited with ${signal ?? code}\n${stdout}`));
       else resolvePromise(JSON.parse(line));
     });
   });
@@ -313,7 +328,8 @@ function anchorMarkdown({ startedAt, checkout, machine, rows, callgrind, wrk }) 
       const entry = callgrind.find((c) => c.id === row.id);
       const figure = entry?.figure;
       lines.push(
-        `| ${row.label} | \`${row.id}\` | ${entry?.error ? `failed: ${entry.error.split("\n")[0]}` : n(main(figure))} | ` +
+        `| ${row.label} | \`${row.id}\`${entry?.retriedAfter ? ` (run again: the first ${entry.retriedAfter.replace("exited with", "ended by")})` : ""} | ` +
+          `${entry?.error ? `failed: ${entry.error.split("\n")[0]}` : n(main(figure))} | ` +
           `${n(figure?.perRequest)} | ${recorded(figure?.telemetry)} | ${entry?.uptimeBefore?.replace(/^.*load/, "load") ?? "–"} |`,
       );
     }
