@@ -124,17 +124,31 @@ interface KindMapping<M> {
   readonly refuses?: true | ((message: M) => boolean);
 }
 
+/** A kind of decision as a package's entry states it: its result, once, then the other values. */
+interface KindEntry<M> {
+  /** The value of the mapping's `result` attribute for this kind. */
+  readonly result?: string;
+  /** The values of the attributes after the result; none by default. */
+  values?(message: M): readonly (AttributeValue | undefined)[];
+  readonly refuses?: KindMapping<M>["refuses"];
+}
+
 /**
  * One entry for each decision kind of `M`, no more: a kind a package adds to its union is a
  * missing key here, and a kind it drops an excess one, both compile errors.
  */
-type Kinds<M extends Decision> = { readonly [K in M["decision"]]: KindMapping<OfKind<M, K>> };
+type Kinds<M extends Decision> = { readonly [K in M["decision"]]: KindEntry<OfKind<M, K>> };
 
 /** How one package's decisions, the union `M` it publishes, become a metric and span attributes. */
 interface DecisionMapping<M extends Decision> {
   /** The counter's name and description. */
   readonly metric: readonly [name: string, description: string];
-  /** The attributes, in the order a kind's {@link KindMapping.values} gives their values. */
+  /**
+   * The attribute that names each kind's `result`, the first: its set is the kinds' results, so
+   * a result is written once, by its kind.
+   */
+  readonly result?: string;
+  /** The attributes after the result, in the order a kind's {@link KindEntry.values} gives their values. */
   readonly attributes: readonly AttributeSpec[];
   readonly kinds: Kinds<M>;
 }
@@ -152,14 +166,26 @@ interface ChannelMapping {
 /** `mapping` of the union `M`, read by decision (a `Map`: no decision word reaches `Object.prototype`). */
 function byDecision<M extends Decision>(mapping: DecisionMapping<M>): ChannelMapping {
   // Each kind's mapping reads the messages that tell its decision, which is what `kind` hands it.
+  const entries = Object.entries(mapping.kinds) as [string, KindEntry<Decision>][];
   const kinds = new Map<unknown, KindMapping<Decision>>(
-    Object.entries(mapping.kinds) as [string, KindMapping<Decision>][],
+    entries.map(([decision, { result, values, refuses }]) => {
+      const rest = values ?? (() => []);
+      const kind: KindMapping<Decision> = {
+        values: result === undefined ? rest : (message) => [result, ...rest(message)],
+      };
+      return [decision, refuses === undefined ? kind : { ...kind, refuses }];
+    }),
   );
+  const results = entries.flatMap(([, { result }]) => (result === undefined ? [] : [result]));
+  const attributes =
+    mapping.result === undefined
+      ? mapping.attributes
+      : [listed(mapping.result, results), ...mapping.attributes];
   return {
     metric: mapping.metric,
-    attributes: mapping.attributes,
+    attributes,
     kind: (decision) => kinds.get(decision),
-    unknown: mapping.attributes.map((_, i) => (i === 0 ? OTHER : undefined)),
+    unknown: attributes.map((_, i) => (i === 0 ? OTHER : undefined)),
   };
 }
 
@@ -284,79 +310,63 @@ class Tally {
 const DECISIONS: Readonly<Record<SvcPackage, ChannelMapping>> = {
   ratelimit: byDecision<RateLimitDiagnostic>({
     metric: ["svc.rate_limiting.requests", "Requests the rate limit decided on"],
+    result: "svc.rate_limiting.result",
     attributes: [
-      listed("svc.rate_limiting.result", [
-        "acquired",
-        "rejected",
-        "cost_exceeds_quota",
-        "store_failed",
-        "store_recovered",
-      ]),
       named("svc.rate_limiting.policy"),
       listed("svc.rate_limiting.key_kind", ["principal", "address", "custom"]),
       listed("svc.rate_limiting.fail_mode", ["open", "closed", "insurance"]),
       named("error.type"),
     ],
     kinds: {
-      allowed: { values: (m) => ["acquired", m.policy, m.keyKind] },
-      limited: { values: (m) => ["rejected", m.policy, m.keyKind], refuses: true },
-      "cost-exceeds-quota": { values: (m) => ["cost_exceeds_quota", m.policy, m.keyKind], refuses: true },
+      allowed: { result: "acquired", values: (m) => [m.policy, m.keyKind] },
+      limited: { result: "rejected", values: (m) => [m.policy, m.keyKind], refuses: true },
+      "cost-exceeds-quota": {
+        result: "cost_exceeds_quota",
+        values: (m) => [m.policy, m.keyKind],
+        refuses: true,
+      },
       "store-failed": {
-        values: (m) => ["store_failed", undefined, undefined, m.failMode, errorType(m.error)],
+        result: "store_failed",
+        values: (m) => [undefined, undefined, m.failMode, errorType(m.error)],
         refuses: (m) => m.failMode === "closed",
       },
-      "store-recovered": { values: () => ["store_recovered"] },
+      "store-recovered": { result: "store_recovered" },
     },
   }),
   auth: byDecision<AuthDiagnostic>({
     metric: ["svc.authentication.attempts", "Authentication decisions and key-set refreshes"],
-    attributes: [
-      listed("svc.authentication.result", ["success", "failure", "none", "jwks_refreshed", "jwks_failed"]),
-      named("svc.authentication.scheme"),
-      named("error.type"),
-    ],
+    result: "svc.authentication.result",
+    attributes: [named("svc.authentication.scheme"), named("error.type")],
     kinds: {
       // An authentication's scheme is the application's verifier's.
-      authenticated: { values: (m) => ["success", m.scheme] },
-      anonymous: { values: () => ["none"] },
+      authenticated: { result: "success", values: (m) => [m.scheme] },
+      anonymous: { result: "none" },
       // A refusal's scheme is the one the client wrote in `Authorization`: a registered one, or `_OTHER`.
-      refused: { values: (m) => ["failure", registeredScheme(m.scheme), m.reason], refuses: true },
-      "jwks-refreshed": { values: () => ["jwks_refreshed"] },
-      "jwks-failed": { values: (m) => ["jwks_failed", undefined, errorType(m.error)] },
+      refused: { result: "failure", values: (m) => [registeredScheme(m.scheme), m.reason], refuses: true },
+      "jwks-refreshed": { result: "jwks_refreshed" },
+      "jwks-failed": { result: "jwks_failed", values: (m) => [undefined, errorType(m.error)] },
     },
   }),
   idempotency: byDecision<IdempotencyDiagnostic>({
     metric: ["svc.idempotency.requests", "Requests with an Idempotency-Key, by outcome"],
-    attributes: [
-      listed("svc.idempotency.result", [
-        "claimed",
-        "replayed",
-        "in_progress",
-        "mismatch",
-        "lease_expired",
-        "completed",
-        "released",
-        "store_failed",
-        "store_recovered",
-      ]),
-      named("error.type"),
-    ],
+    result: "svc.idempotency.result",
+    attributes: [named("error.type")],
     kinds: {
-      claimed: { values: () => ["claimed"] },
-      "lease-expired": { values: () => ["lease_expired"] },
-      replayed: { values: () => ["replayed"] },
-      "in-progress": { values: () => ["in_progress"], refuses: true },
-      mismatch: { values: () => ["mismatch"], refuses: true },
-      "store-failed": { values: (m) => ["store_failed", errorType(m.error)], refuses: true },
-      completed: { values: () => ["completed"] },
-      released: { values: () => ["released"] },
-      "store-recovered": { values: () => ["store_recovered"] },
+      claimed: { result: "claimed" },
+      "lease-expired": { result: "lease_expired" },
+      replayed: { result: "replayed" },
+      "in-progress": { result: "in_progress", refuses: true },
+      mismatch: { result: "mismatch", refuses: true },
+      "store-failed": { result: "store_failed", values: (m) => [errorType(m.error)], refuses: true },
+      completed: { result: "completed" },
+      released: { result: "released" },
+      "store-recovered": { result: "store_recovered" },
     },
   }),
   conditional: byDecision<ConditionalDiagnostic>({
     metric: ["svc.conditional.responses", "Responses decided by a precondition (304, 412, 428)"],
+    result: "svc.conditional.result",
     attributes: [
-      listed("svc.conditional.result", ["not_modified", "precondition_failed", "precondition_required"]),
       listed("svc.conditional.field", [
         "If-None-Match",
         "If-Modified-Since",
@@ -365,42 +375,27 @@ const DECISIONS: Readonly<Record<SvcPackage, ChannelMapping>> = {
       ]),
     ],
     kinds: {
-      "not-modified": { values: (m) => ["not_modified", m.field] },
-      "precondition-failed": { values: (m) => ["precondition_failed", m.field] },
-      "precondition-required": { values: (m) => ["precondition_required", m.field] },
+      "not-modified": { result: "not_modified", values: (m) => [m.field] },
+      "precondition-failed": { result: "precondition_failed", values: (m) => [m.field] },
+      "precondition-required": { result: "precondition_required", values: (m) => [m.field] },
     },
   }),
   negotiate: byDecision<NegotiateDiagnostic>({
     metric: ["svc.negotiation.decisions", "Content negotiation and body decisions (406, 415, codings)"],
-    attributes: [
-      listed("svc.negotiation.result", [
-        "not_acceptable",
-        "unsupported_media_type",
-        "coded",
-        "body_refused",
-        "cross_origin_refused",
-      ]),
-      named("svc.negotiation.coding"),
-      named("error.type"),
-    ],
+    result: "svc.negotiation.result",
+    attributes: [named("svc.negotiation.coding"), named("error.type")],
     kinds: {
-      "not-acceptable": { values: () => ["not_acceptable"], refuses: true },
-      "unsupported-media-type": { values: () => ["unsupported_media_type"], refuses: true },
-      coded: { values: (m) => ["coded", m.coding] },
-      "body-refused": { values: (m) => ["body_refused", undefined, m.reason], refuses: true },
-      "cross-origin-refused": { values: () => ["cross_origin_refused"], refuses: true },
+      "not-acceptable": { result: "not_acceptable", refuses: true },
+      "unsupported-media-type": { result: "unsupported_media_type", refuses: true },
+      coded: { result: "coded", values: (m) => [m.coding] },
+      "body-refused": { result: "body_refused", values: (m) => [undefined, m.reason], refuses: true },
+      "cross-origin-refused": { result: "cross_origin_refused", refuses: true },
     },
   }),
   versioning: byDecision<VersioningDiagnostic>({
     metric: ["svc.versioning.requests", "Requests by the API version they got"],
+    result: "svc.versioning.result",
     attributes: [
-      listed("svc.versioning.result", [
-        "chosen",
-        "unsupported",
-        "not_acceptable",
-        "malformed",
-        "conflicting",
-      ]),
       named("svc.api.version"),
       listed("svc.versioning.strategy", ["path", "query", "header", "custom", "media-type", "default"]),
       listed("svc.api.version.deprecated", BOOLEAN),
@@ -408,27 +403,28 @@ const DECISIONS: Readonly<Record<SvcPackage, ChannelMapping>> = {
     ],
     kinds: {
       // The version a request got: one of the application's.
-      chosen: { values: (m) => ["chosen", m.version, m.strategy, m.deprecated, m.sunset] },
+      chosen: { result: "chosen", values: (m) => [m.version, m.strategy, m.deprecated, m.sunset] },
       // A version the API does not have is the client's to spell: `unsupported`, whatever it was.
-      unsupported: { values: (m) => ["unsupported", "unsupported", m.strategy], refuses: true },
-      "not-acceptable": { values: (m) => ["not_acceptable", undefined, m.strategy], refuses: true },
-      malformed: { values: (m) => ["malformed", undefined, m.strategy] },
-      conflicting: { values: () => ["conflicting"] },
+      unsupported: { result: "unsupported", values: (m) => ["unsupported", m.strategy], refuses: true },
+      "not-acceptable": { result: "not_acceptable", values: (m) => [undefined, m.strategy], refuses: true },
+      malformed: { result: "malformed", values: (m) => [undefined, m.strategy] },
+      conflicting: { result: "conflicting" },
     },
   }),
   soap: byDecision<SoapDiagnostic>({
     metric: ["svc.soap.operations", "SOAP messages by operation and outcome"],
+    result: "svc.soap.result",
     attributes: [
-      listed("svc.soap.result", ["ok", "fault"]),
       named("svc.soap.operation"),
       listed("svc.soap.version", ["1.1", "1.2"]),
       listed("svc.soap.one_way", BOOLEAN),
       named("error.type"),
     ],
     kinds: {
-      operation: { values: (m) => ["ok", m.operation, m.soapVersion, m.oneWay] },
+      operation: { result: "ok", values: (m) => [m.operation, m.soapVersion, m.oneWay] },
       fault: {
-        values: (m) => ["fault", m.operation, m.soapVersion, undefined, m.faultCode],
+        result: "fault",
+        values: (m) => [m.operation, m.soapVersion, undefined, m.faultCode],
         refuses: true,
       },
     },

@@ -23,22 +23,17 @@ function used() {
 
 const key = (i) => `ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
+/** @svc/ratelimit's MemoryStore under one algorithm. */
+const svcMemoryStore = (algorithm) => () => {
+  const store = new MemoryStore();
+  const limiter = createRateLimiter({ algorithm, limit: 100, windowMs: WINDOW, store });
+  return { keep: store, hit: (k) => limiter.consume(k) };
+};
+
 const candidates = {
-  "@svc/ratelimit MemoryStore (fixed-window)": () => {
-    const store = new MemoryStore();
-    const limiter = createRateLimiter({ algorithm: "fixed-window", limit: 100, windowMs: WINDOW, store });
-    return { keep: store, hit: (k) => limiter.consume(k) };
-  },
-  "@svc/ratelimit MemoryStore (sliding-window)": () => {
-    const store = new MemoryStore();
-    const limiter = createRateLimiter({ algorithm: "sliding-window", limit: 100, windowMs: WINDOW, store });
-    return { keep: store, hit: (k) => limiter.consume(k) };
-  },
-  "@svc/ratelimit MemoryStore (gcra)": () => {
-    const store = new MemoryStore();
-    const limiter = createRateLimiter({ algorithm: "gcra", limit: 100, windowMs: WINDOW, store });
-    return { keep: store, hit: (k) => limiter.consume(k) };
-  },
+  "@svc/ratelimit MemoryStore (fixed-window)": svcMemoryStore("fixed-window"),
+  "@svc/ratelimit MemoryStore (sliding-window)": svcMemoryStore("sliding-window"),
+  "@svc/ratelimit MemoryStore (gcra)": svcMemoryStore("gcra"),
   "express-rate-limit MemoryStore": () => {
     const store = new ErlMemoryStore();
     store.init({ windowMs: WINDOW });

@@ -193,6 +193,21 @@ const DURATION_RE =
 const HEX_RE = /^[0-9a-fA-F]*$/;
 const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** The built-ins whose lexical space is one pattern's language. */
+const LEXICAL_PATTERNS: Partial<Record<BuiltinType, { test(value: string): boolean }>> = {
+  language: LANGUAGE,
+  NMTOKEN,
+  Name: NAME,
+  NCName: NCNAME,
+  ID: NCNAME,
+  IDREF: NCNAME,
+  ENTITY: NCNAME,
+  float: FLOAT_RE,
+  double: FLOAT_RE,
+  duration: DURATION_RE,
+  time: TIME_RE,
+};
+
 function month(m: string | undefined): number {
   const n = Number(m);
   return n >= 1 && n <= 12 ? n : 0;
@@ -203,6 +218,8 @@ function month(m: string | undefined): number {
  * its whiteSpace facet: whether `v` is in the lexical space of `type`.
  */
 export function builtinLexical(type: BuiltinType, v: string): boolean {
+  const pattern = LEXICAL_PATTERNS[type];
+  if (pattern !== undefined) return pattern.test(v);
   switch (type) {
     case "anySimpleType":
     case "string":
@@ -215,30 +232,12 @@ export function builtinLexical(type: BuiltinType, v: string): boolean {
       return !/[\t\n\r]/.test(v);
     case "token":
       return !/[\t\n\r]|^ | $| {2}/.test(v);
-    case "language":
-      return LANGUAGE.test(v);
-    case "NMTOKEN":
-      return NMTOKEN.test(v);
-    case "Name":
-      return NAME.test(v);
-    case "NCName":
-    case "ID":
-    case "IDREF":
-    case "ENTITY":
-      return NCNAME.test(v);
     case "QName":
     case "NOTATION": {
       const colon = v.indexOf(":");
       if (colon === -1) return NCNAME.test(v);
       return NCNAME.test(v.slice(0, colon)) && NCNAME.test(v.slice(colon + 1));
     }
-    case "float":
-    case "double":
-      return FLOAT_RE.test(v);
-    case "duration":
-      return DURATION_RE.test(v);
-    case "time":
-      return TIME_RE.test(v);
     case "gYearMonth": {
       const m = G_YEAR_MONTH_RE.exec(v);
       return m !== null && Number(m[1]) !== 0 && month(m[2]) > 0;

@@ -102,29 +102,30 @@ function union(ctx: CompileContext, node: ParsedElement, doc: SchemaDoc, name: s
     else if (c.localName !== "annotation") throw unsupported(c, doc, name);
   }
   if (members.length === 0) throw new SchemaCompileError(`${where(node, doc)}: a union needs member types`);
-  return {
-    kind: "simple",
-    name,
-    base: "anySimpleType",
-    facets: { patterns: [] },
-    // A union has no white-space facet of its own: each member applies its own.
-    whiteSpace: "preserve",
-    variety: "union",
-    memberTypes: members,
-    baseType: ctx.builtin("anySimpleType", where(node, doc)) as SimpleType,
-  };
+  const anySimple = ctx.builtin("anySimpleType", where(node, doc)) as SimpleType;
+  // A union has no white-space facet of its own: each member applies its own.
+  return ofAnySimpleType(name, "preserve", { variety: "union", memberTypes: members }, anySimple);
 }
 
 /** A list type of `item` (Part 2 §2.5.1.2): white space collapsed, items separated by spaces. */
 export function listType(name: string, item: SimpleType, anySimple: SimpleType): SimpleType {
+  return ofAnySimpleType(name, "collapse", { variety: "list", itemType: item }, anySimple);
+}
+
+/** A list or union type: derived from xs:anySimpleType, with no facet of its own but `whiteSpace`. */
+function ofAnySimpleType(
+  name: string,
+  whiteSpace: WhiteSpace,
+  variety: Pick<SimpleType, "variety" | "itemType" | "memberTypes">,
+  anySimple: SimpleType,
+): SimpleType {
   return {
     kind: "simple",
     name,
     base: "anySimpleType",
     facets: { patterns: [] },
-    whiteSpace: "collapse",
-    variety: "list",
-    itemType: item,
+    whiteSpace,
+    ...variety,
     baseType: anySimple,
   };
 }
