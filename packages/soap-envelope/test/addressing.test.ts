@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
 import type { SoapDiagnostic } from "../src/envelope/diagnostics.js";
@@ -464,6 +465,22 @@ describe("WS-Addressing fault details and bounds", () => {
     );
     expect(wrong.status).toBe(400);
     expect(readFault(wrong.body as string).reason).toMatch(/The action "createCustomer" does not take/);
+  });
+
+  it("an action two operations share routes by the Body among those two only", async () => {
+    const shared = readFileSync(QUOTES_WSDL, "utf8").replace(
+      '<wsdl:input message="tns:Ping"/>',
+      `<wsdl:input message="tns:Ping" wsam:Action="${GET_QUOTE}"/>`,
+    );
+    const svc = createSoapService({ wsdl: shared, handlers: quotesHandlers(), logger: silentLogger });
+    const toPing = await post(wcfEnvelope(headers(GET_QUOTE), ping), SOAP12, undefined, svc);
+    expect(toPing.status).toBe(200);
+    expect(replyHeaders(toPing.body as string).headers.Action).toBe(PING_RESPONSE);
+    const toTrade = await post(wcfEnvelope(headers(GET_QUOTE), trade), SOAP12, undefined, svc);
+    expect(toTrade.status).toBe(400);
+    expect(readFault(toTrade.body as string).reason).toMatch(
+      /No operation takes \{http:\/\/quotes.example\/ws\/v1\}Trade/,
+    );
   });
 
   it("addressing must be true or false", () => {

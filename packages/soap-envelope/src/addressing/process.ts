@@ -39,14 +39,14 @@ export class AddressingSupport {
 export type ActionRoute =
   | { kind: "operation"; op: ContractOperation }
   /** Operations share the action: their Body element tells them apart. */
-  | { kind: "shared" }
+  | { kind: "shared"; ops: readonly ContractOperation[] }
   | { kind: "unknown" };
 
 /** The operation(s) `action` names in the binding. */
 export function routeByAction(binding: BindingAddressing | undefined, action: string): ActionRoute {
   const ops = binding?.byAction.get(action);
   if (ops === undefined) return { kind: "unknown" };
-  return ops.length === 1 ? { kind: "operation", op: ops[0] as ContractOperation } : { kind: "shared" };
+  return ops.length === 1 ? { kind: "operation", op: ops[0] as ContractOperation } : { kind: "shared", ops };
 }
 
 /**

@@ -175,12 +175,16 @@ export async function exchange<M extends SoapRequest>(
             byAction = routeByAction(config.addressing.of(version), wsa.action);
           }
         }
-        const routed =
+        let routed =
           byAction?.kind === "operation"
             ? routes.byName.get(byAction.op.name)
             : byAction?.kind === "unknown"
               ? undefined
               : route(routes, byAction === undefined ? action : undefined, head.body.children[0]);
+        // An action operations share routes by the Body among those operations only.
+        if (byAction?.kind === "shared" && routed !== undefined && !byAction.ops.includes(routed.op)) {
+          routed = undefined;
+        }
         op = routed?.op;
         const base: SoapAuthContext = {
           operation: op?.name ?? "",
