@@ -1,6 +1,7 @@
 import {
   evalScript,
   isNoScript,
+  type RedirectingCluster,
   type RedisScript,
   type RedisSend,
   redisScript,
@@ -25,15 +26,13 @@ export interface NodeRedisLike {
 
 /**
  * The `redis` (node-redis v4+) cluster client (`createCluster()`): its `sendCommand` takes the
- * key that picks the node first. Told apart from a plain client by `getSlotMaster`.
+ * key that picks the node first. Told apart from a plain client by `getSlotMaster`. Its masters by
+ * `host:port` and their clients (`nodeByAddress`, `nodeClient`) are where an `ASK` or `MOVED`
+ * redirection the cluster gave up on is followed.
  */
-export interface NodeRedisClusterLike {
+export interface NodeRedisClusterLike extends RedirectingCluster {
   sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>;
   getSlotMaster(slot: number): unknown;
-  /** Masters by `host:port`: where an `ASK` or `MOVED` redirection the cluster gave up on is followed. */
-  readonly nodeByAddress?: ReadonlyMap<string, unknown> | undefined;
-  /** The connected client of one node of `nodeByAddress`. */
-  nodeClient?(node: never): NodeRedisLike | Promise<NodeRedisLike>;
 }
 
 /**

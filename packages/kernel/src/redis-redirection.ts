@@ -1,15 +1,16 @@
 /**
  * What {@link followRedirection} reads of a node-redis cluster (`createCluster`), structurally: its
- * masters by `host:port`, and the connected client of one of them.
- *
- * @internal
+ * masters by `host:port`, and the connected client of one of them. The node-redis cluster shapes
+ * of the Redis stores of `@svc/ratelimit` and `@svc/idempotency` (`NodeRedisClusterLike`) extend it.
  */
 export interface RedirectingCluster {
+  /** Masters by `host:port`: where an `ASK` or `MOVED` redirection the cluster gave up on is followed. */
   readonly nodeByAddress?: ReadonlyMap<string, unknown> | undefined;
+  /** The connected client of one node of `nodeByAddress`. */
   nodeClient?(node: never): RedirectedClient | Promise<RedirectedClient>;
 }
 
-/** The client of one cluster node: a command as its words. @internal */
+/** The client of one cluster node: a command as its words. */
 export interface RedirectedClient {
   sendCommand(args: string[]): Promise<unknown>;
 }

@@ -1,5 +1,6 @@
 import {
   evalScript,
+  type RedirectingCluster,
   type RedisScript,
   type RedisSend,
   redisClientShape,
@@ -52,7 +53,9 @@ export interface NodeRedisLike {
  * A `redis` (node-redis v4/v5) cluster from `createCluster`, structurally: `sendCommand` (whose
  * first two arguments route the command: the key whose slot picks the master, and whether it is
  * read-only), `masters` (what tells it from a single client) and, where visible, the `defaults`
- * its node clients are made with. Create it with `defaults: { disableOfflineQueue: true }`.
+ * its node clients are made with, and its masters by `host:port` with their clients
+ * (`nodeByAddress`, `nodeClient`: where an `ASK` or `MOVED` redirection the cluster gave up on is
+ * followed). Create it with `defaults: { disableOfflineQueue: true }`.
  * @example
  * const client: NodeRedisClusterLike = createCluster({
  *   rootNodes: [{ url: "redis://10.0.0.1:6379" }, { url: "redis://10.0.0.2:6379" }],
@@ -60,7 +63,7 @@ export interface NodeRedisLike {
  * });
  * @see https://github.com/redis/node-redis/blob/master/docs/clustering.md
  */
-export interface NodeRedisClusterLike {
+export interface NodeRedisClusterLike extends RedirectingCluster {
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
@@ -69,10 +72,6 @@ export interface NodeRedisClusterLike {
   readonly masters: readonly { readonly client?: unknown }[];
   /** node-redis 5+: the options given to `createCluster` (node-redis 4 keeps them private). */
   readonly _options?: { defaults?: { disableOfflineQueue?: boolean | undefined } | undefined } | undefined;
-  /** Masters by `host:port`: where an `ASK` or `MOVED` redirection the cluster gave up on is followed. */
-  readonly nodeByAddress?: ReadonlyMap<string, unknown> | undefined;
-  /** The connected client of one node of `nodeByAddress`. */
-  nodeClient?(node: never): NodeRedisLike | Promise<NodeRedisLike>;
 }
 
 /**
