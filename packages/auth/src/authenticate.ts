@@ -40,7 +40,7 @@ import {
   resolveDpop,
   verifyProof,
 } from "./dpop.js";
-import { checkNames, codedError, optionError } from "./options.js";
+import { checkOptions, codedError, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
 
@@ -248,9 +248,12 @@ const AUTHENTICATE_OPTIONS = Object.keys({
 } satisfies Record<keyof AuthenticateOptions, 0>);
 
 function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateConfig {
-  if (typeof options !== "object" || options === null)
-    throw optionError("options", options, "an object { realm, bearer?, basic?, dpop?, optional? }");
-  checkNames(options, AUTHENTICATE_OPTIONS, "options");
+  checkOptions(
+    options,
+    AUTHENTICATE_OPTIONS,
+    "options",
+    "an object { realm, bearer?, basic?, dpop?, optional? }",
+  );
   const realm = options.realm;
   // RFC 9110 §11.5: realm is a quoted-string, whose qdtext and quoted-pair carry SP, VCHAR and
   // obs-text (%x80-FF) only. A control character would be dropped from every challenge, and a
@@ -507,36 +510,26 @@ async function verifyDpop(
 
 /** The answer to a proof `checkProof` or `verifyProof` refused, or the error itself if unexpected. */
 function dpopRefusal(config: AuthenticateConfig, dpop: DpopConfig, err: unknown): unknown {
-  const { realm } = config;
-  if (err instanceof DpopProofError)
-    // RFC 9449 §7.1: invalid_dpop_proof, with the DPoP challenge and the algorithms accepted.
-    return HttpError.unauthorized("The DPoP proof is invalid", {
-      code: "invalid_dpop_proof",
-      cause: err,
+  /** RFC 9449 §7.1: the 401 of `error`, in the DPoP challenge with the algorithms accepted. */
+  const unauthorized = (message: string, error: string, cause: Error, fields?: { "DPoP-Nonce": string }) =>
+    HttpError.unauthorized(message, {
+      code: error,
+      cause,
       headers: {
         "WWW-Authenticate": challenge("DPoP", {
-          realm,
-          error: "invalid_dpop_proof",
-          error_description: err.message,
+          realm: config.realm,
+          error,
+          error_description: cause.message,
           algs: dpop.algs,
         }),
+        ...fields,
       },
     });
+  if (err instanceof DpopProofError)
+    return unauthorized("The DPoP proof is invalid", "invalid_dpop_proof", err);
   if (err instanceof DpopNonceError)
     // RFC 9449 §9: "the resource server responds with ... use_dpop_nonce ... and a DPoP-Nonce".
-    return HttpError.unauthorized("A DPoP nonce is required", {
-      code: "use_dpop_nonce",
-      cause: err,
-      headers: {
-        "WWW-Authenticate": challenge("DPoP", {
-          realm,
-          error: "use_dpop_nonce",
-          error_description: err.message,
-          algs: dpop.algs,
-        }),
-        "DPoP-Nonce": err.nonce,
-      },
-    });
+    return unauthorized("A DPoP nonce is required", "use_dpop_nonce", err, { "DPoP-Nonce": err.nonce });
   if (err instanceof DpopBindingError)
     return dpopInvalidToken(config, dpop)(new InvalidTokenError("ERR_DPOP_KEY_MISMATCH", { cause: err }));
   if (err instanceof DpopReplayStoreError) {

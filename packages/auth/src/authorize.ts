@@ -105,14 +105,10 @@ function told(refusal: HttpError, request: unknown, principal: Principal | undef
  */
 export function scopeCheck(scopes: readonly string[], option = "scopeCheck"): AuthCheck {
   const needed = checkScopes(option, scopes);
-  return (context, request) => {
-    const principal = context?.principal;
-    if (!principal) return told(unauthenticatedIn(context), request, undefined);
-    const held = principal.scopes;
-    return needed.every((s) => held.includes(s))
-      ? undefined
-      : told(forbiddenIn(context, principal, needed), request, principal);
-  };
+  return holdingCheck(
+    (principal) => needed.every((s) => principal.scopes.includes(s)),
+    (context, principal) => forbiddenIn(context, principal, needed),
+  );
 }
 
 /**
@@ -124,13 +120,24 @@ export function scopeCheck(scopes: readonly string[], option = "scopeCheck"): Au
  */
 export function roleCheck(roles: readonly string[], option = "roleCheck"): AuthCheck {
   const allowed = checkNames(option, roles);
+  return holdingCheck(
+    (principal) => allowed.some((r) => principal.roles.includes(r)),
+    (context, principal) => forbiddenIn(context, principal),
+  );
+}
+
+/**
+ * The check that lets a request through when its principal `holds` what is asked; otherwise the
+ * 403 `forbidden` makes, or 401 without a principal.
+ */
+function holdingCheck(
+  holds: (principal: Principal) => boolean,
+  forbidden: (context: AuthContext | undefined, principal: Principal) => HttpError,
+): AuthCheck {
   return (context, request) => {
     const principal = context?.principal;
     if (!principal) return told(unauthenticatedIn(context), request, undefined);
-    const held = principal.roles;
-    return allowed.some((r) => held.includes(r))
-      ? undefined
-      : told(forbiddenIn(context, principal), request, principal);
+    return holds(principal) ? undefined : told(forbidden(context, principal), request, principal);
   };
 }
 

@@ -11,7 +11,7 @@ import {
   type FailureLimiter,
   MemoryFailureBudget,
 } from "./failure-budget.js";
-import { checkNames, optionError } from "./options.js";
+import { checkOptions, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
 
@@ -351,9 +351,7 @@ const FAILURE_LIMIT_OPTIONS = Object.keys({
 const BASIC_CACHE_OPTIONS = Object.keys({ max: 0, ttl: 0 } satisfies Record<keyof BasicCacheOptions, 0>);
 
 function resolveBasicConfig(options: BasicOptions): BasicConfig {
-  if (typeof options !== "object" || options === null)
-    throw optionError("basic", options, "an object { verify, ... }");
-  checkNames(options, BASIC_OPTIONS, "basic");
+  checkOptions(options, BASIC_OPTIONS, "basic", "an object { verify, ... }");
   const verify = options.verify;
   if (typeof verify !== "function")
     throw optionError("basic.verify", verify, "a function (username, password) => principal");
@@ -393,9 +391,13 @@ function resolveFailureLimit(limits: FailureLimitOptions | false | undefined): F
       failMode: "open",
       logger: fallbackLogger,
     };
-  if (limits !== undefined && (typeof limits !== "object" || limits === null))
-    throw optionError("basic.failureLimit", limits, "an object { perClient?, perUsername?, ... } or false");
-  checkNames(limits, FAILURE_LIMIT_OPTIONS, "basic.failureLimit");
+  if (limits !== undefined)
+    checkOptions(
+      limits,
+      FAILURE_LIMIT_OPTIONS,
+      "basic.failureLimit",
+      "an object { perClient?, perUsername?, ... } or false",
+    );
   let perClient = limits?.perClient;
   let perUsername = limits?.perUsername;
   if (perClient !== undefined && !isLimiter(perClient))
@@ -426,9 +428,8 @@ function resolveCache(
   option: BasicCacheOptions | false | undefined,
 ): Pick<BasicConfig, "cache" | "cacheTtlMs"> {
   const cacheOptions = option === false ? undefined : (option ?? {});
-  if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
-    throw optionError("basic.cache", option, "an object { max, ttl } or false");
-  checkNames(cacheOptions, BASIC_CACHE_OPTIONS, "basic.cache");
+  if (cacheOptions !== undefined)
+    checkOptions(cacheOptions, BASIC_CACHE_OPTIONS, "basic.cache", "an object { max, ttl } or false");
   const cacheMax = positiveInteger(cacheOptions?.max, "basic.cache.max", 1000);
   const cacheTtl = cacheOptions?.ttl ?? 60;
   if (typeof cacheTtl !== "number" || !Number.isFinite(cacheTtl) || cacheTtl <= 0)

@@ -28,7 +28,7 @@ import type { CryptoKey, JSONWebKeySet, JWK, JWTPayload } from "./jose-types.js"
 import { asKeyObject, verificationKey } from "./key-input.js";
 import { nodeCrypto } from "./node-crypto.js";
 import {
-  checkNames,
+  checkOptions,
   codedError,
   functionOption,
   nonNegativeNumber,
@@ -595,13 +595,12 @@ const JWKS_OPTIONS = Object.keys({
 } satisfies Record<keyof RemoteJwksOptions, 0>);
 
 function resolveBearerConfig(options: BearerOptions): BearerConfig {
-  if (typeof options !== "object" || options === null)
-    throw optionError(
-      "bearer",
-      options,
-      "an object { algorithms, and one of jwksUri, issuerBaseURL, jwks, key or secret }",
-    );
-  checkNames(options, BEARER_OPTIONS, "bearer");
+  checkOptions(
+    options,
+    BEARER_OPTIONS,
+    "bearer",
+    "an object { algorithms, and one of jwksUri, issuerBaseURL, jwks, key or secret }",
+  );
   const algorithms = checkAlgorithms(options);
   const now = functionOption(options.now ?? Date.now, "bearer.now", "a function () => milliseconds");
   const allowHttp = options.allowHttp ?? false;
@@ -616,9 +615,8 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
   const keySource = options.issuers === undefined ? keySourceOf(options, context) : undefined;
   const clockTolerance = nonNegativeNumber(options.clockTolerance ?? 5, "bearer.clockTolerance", "seconds");
   const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
-  if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
-    throw optionError("bearer.cache", options.cache, "an object { max?, maxTtl? } or false");
-  checkNames(cacheOptions, BEARER_CACHE_OPTIONS, "bearer.cache");
+  if (cacheOptions !== undefined)
+    checkOptions(cacheOptions, BEARER_CACHE_OPTIONS, "bearer.cache", "an object { max?, maxTtl? } or false");
   const cacheMax = cacheOptions?.max ?? 1000;
   if (!Number.isSafeInteger(cacheMax) || cacheMax < 1)
     throw optionError("bearer.cache.max", cacheMax, "a positive integer");
@@ -693,8 +691,7 @@ function tenantRoutes(
     throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
   const tenants = new Map<string, KeyRoute>();
   list.forEach((entry: BearerIssuerOptions, i) => {
-    if (typeof entry !== "object" || entry === null) throw optionError(`bearer.issuers`, entry, accepted);
-    checkNames(entry, ISSUER_OPTIONS, "bearer.issuers");
+    checkOptions(entry, ISSUER_OPTIONS, "bearer.issuers", accepted);
     const { issuer } = entry;
     if (typeof issuer !== "string" || issuer === "")
       throw optionError("bearer.issuers", issuer, `bearer.issuers[${i}].issuer: a non-empty string`);
@@ -867,13 +864,13 @@ function remoteUrl(value: unknown, option: string, context: KeySourceContext): U
 
 /** `bearer.jwksOptions`: jose's remote JWKS settings and the failure cool-down, each checked. */
 function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksConfig {
-  if (options !== undefined && (typeof options !== "object" || options === null))
-    throw optionError(
-      "bearer.jwksOptions",
+  if (options !== undefined)
+    checkOptions(
       options,
+      JWKS_OPTIONS,
+      "bearer.jwksOptions",
       "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration?, failureCooldownDuration?, maxBytes? }",
     );
-  checkNames(options, JWKS_OPTIONS, "bearer.jwksOptions");
   const given = options ?? {};
   const maxBytes = given.maxBytes ?? JWKS_MAX_BYTES_DEFAULT;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)

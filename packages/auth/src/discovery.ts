@@ -1,5 +1,5 @@
 import type { JWTVerifyGetKey } from "jose";
-import { checkNames, nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
+import { checkOptions, nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
 import { type ReloadableKeySource, type RemoteJwksConfig, readBody, remoteKeySet } from "./remote-jwks.js";
 
 /**
@@ -265,13 +265,12 @@ export async function discoverIssuer(
       issuer,
       "an absolute URL string without query, fragment or user info (RFC 8414 §2)",
     );
-  if (typeof options !== "object" || options === null)
-    throw optionError(
-      "discoverIssuer",
-      options,
-      "an object { timeoutDuration?, maxBytes?, fetch?, allowHttp? }",
-    );
-  checkNames(options, DISCOVER_ISSUER_OPTIONS, "discoverIssuer");
+  checkOptions(
+    options,
+    DISCOVER_ISSUER_OPTIONS,
+    "discoverIssuer",
+    "an object { timeoutDuration?, maxBytes?, fetch?, allowHttp? }",
+  );
   const allowHttp = options.allowHttp ?? false;
   if (typeof allowHttp !== "boolean")
     throw optionError("discoverIssuer.allowHttp", allowHttp, "true or false");
@@ -411,13 +410,13 @@ export function discoverySettings(
   allowHttp: boolean,
   option: string,
 ): DiscoveryConfig {
-  if (options !== undefined && (typeof options !== "object" || options === null))
-    throw optionError(
-      option,
+  if (options !== undefined)
+    checkOptions(
       options,
+      DISCOVERY_OPTIONS,
+      option,
       "an object { timeoutDuration?, maxBytes?, cacheMaxAge?, cooldownDuration?, fetch? }",
     );
-  checkNames(options, DISCOVERY_OPTIONS, option);
   const given = options ?? {};
   const fetch = given.fetch;
   if (fetch !== undefined && typeof fetch !== "function")

@@ -26,7 +26,7 @@ import { ASYMMETRIC_ALGORITHMS } from "./algorithms.js";
 import type { AuthRefusal } from "./diagnostics.js";
 import { hmacSha256Base64url, sha256Base64url } from "./digest.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
-import { checkNames, codedError, functionOption, nonNegativeNumber, optionError } from "./options.js";
+import { checkOptions, codedError, functionOption, nonNegativeNumber, optionError } from "./options.js";
 
 /** The JWS algorithms a DPoP proof may be signed with: asymmetric ones only (RFC 9449 §4.2). */
 export type DpopAlgorithm =
@@ -189,9 +189,7 @@ const DPOP_OPTIONS = Object.keys({
 export function resolveDpop(options: DpopOptions | undefined): DpopConfig | undefined {
   if (options === undefined) return undefined;
   const given = options;
-  if (typeof given !== "object" || given === null)
-    throw optionError("dpop", options, "an object { algorithms?, required?, maxAge?, nonce?, ... }");
-  checkNames(given, DPOP_OPTIONS, "dpop");
+  checkOptions(given, DPOP_OPTIONS, "dpop", "an object { algorithms?, required?, maxAge?, nonce?, ... }");
   const list = given.algorithms ?? DEFAULT_ALGORITHMS;
   if (
     !Array.isArray(list) ||
@@ -253,12 +251,11 @@ function resolveForwardedHeaders(option: ForwardedHeaders | undefined): Forwarde
 
 function resolveNonce(options: DpopNonceOptions | undefined): DpopConfig["nonce"] {
   if (options === undefined) return undefined;
-  if (typeof options !== "object" || options === null)
-    throw optionError("dpop.nonce", options, "an object { secret, maxAge? }");
-  checkNames(
+  checkOptions(
     options,
     Object.keys({ secret: 0, maxAge: 0 } satisfies Record<keyof DpopNonceOptions, 0>),
     "dpop.nonce",
+    "an object { secret, maxAge? }",
   );
   const { secret } = options;
   const key =

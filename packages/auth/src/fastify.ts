@@ -22,7 +22,7 @@ import {
 } from "@svc/auth";
 import { exchangeOf, type RequestView, recordAuthentication } from "@svc/kernel";
 import { appWide, fastifyView, setReplyPassage } from "@svc/kernel/fastify";
-import { checkBooleanOption, refusedOption, writeRequestProperty } from "@svc/kernel/internal";
+import { checkBooleanOption, pluginOptions, refusedOption, writeRequestProperty } from "@svc/kernel/internal";
 import type {
   FastifyInstance,
   FastifyPluginCallback,
@@ -85,14 +85,7 @@ function viewOf(request: FastifyRequest): RequestView {
 
 const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, options, done) => {
   // Fastify's own registration options are not the authenticator's.
-  const {
-    hook = "onRequest",
-    requestProperty = false,
-    prefix: _prefix,
-    logLevel: _logLevel,
-    logSerializers: _logSerializers,
-    ...rest
-  } = options as AuthPluginOptions & { prefix?: unknown; logLevel?: unknown; logSerializers?: unknown };
+  const { hook = "onRequest", requestProperty = false, ...rest } = pluginOptions(options);
   let authenticator: ReturnType<typeof createAuthenticator>;
   try {
     if (hook !== "onRequest" && hook !== "preHandler")

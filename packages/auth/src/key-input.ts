@@ -1,7 +1,7 @@
 import type { KeyObject, webcrypto } from "node:crypto";
-import { type CryptoKey, errors, importJWK, type JWK, type JWTVerifyGetKey } from "jose";
+import { type CryptoKey, importJWK, type JWK, type JWTVerifyGetKey } from "jose";
 import { nodeCrypto } from "./node-crypto.js";
-import { isCryptoKey } from "./web-key.js";
+import { isCryptoKey, keyPerAlgorithm } from "./web-key.js";
 
 /**
  * A key given as a Node `KeyObject` or as a Web Crypto `CryptoKey` (what jose's `generateKeyPair`
@@ -49,19 +49,7 @@ export function verificationKey(
   } catch {
     return isCryptoKey(given) && given.type === "public" ? given : key;
   }
-  const imported = new Map<string, Promise<CryptoKey>>();
-  return function importedKey(header) {
-    // jose asks only for an algorithm of `algorithms` (it refuses any other before), so the map
-    // holds one entry per algorithm at most.
-    const { alg } = header;
-    if (alg === undefined || !fits(alg)) throw new errors.JWSSignatureVerificationFailed();
-    let known = imported.get(alg);
-    if (known === undefined) {
-      known = importJWK(jwk, alg) as Promise<CryptoKey>;
-      imported.set(alg, known);
-    }
-    return known;
-  };
+  return keyPerAlgorithm((alg) => importJWK(jwk, alg) as Promise<CryptoKey>, fits);
 }
 
 /**

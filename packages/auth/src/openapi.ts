@@ -6,7 +6,7 @@ import {
   openApiErrorResponse,
   openApiRef,
 } from "@svc/kernel";
-import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import { checkOptionNames, checkOptionType, refusedOption } from "@svc/kernel/internal";
 
 /** One scheme of {@link authOpenApi}: `true`, or what the document says of it. */
 export interface AuthOpenApiScheme {
@@ -77,8 +77,7 @@ export function authOpenApi(options: AuthOpenApiOptions): OpenApiFragment {
   const dpop = scheme("dpop", options?.dpop);
   if (!basic && !bearer && !dpop)
     throw refusedOption("auth", "basic", undefined, "at least one of basic, bearer and dpop", "authOpenApi");
-  if (options.forbidden !== undefined && typeof options.forbidden !== "function")
-    throw refusedOption("auth", "forbidden", options.forbidden, "a function", "authOpenApi: forbidden");
+  checkOptionType("auth", "forbidden", options.forbidden, "function", "a function", "authOpenApi: forbidden");
   const forbidden = options.forbidden ?? scoped;
   const described = (s: AuthOpenApiScheme, rest: OpenApiObject) =>
     s.description === undefined ? rest : { ...rest, description: s.description };

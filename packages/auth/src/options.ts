@@ -36,6 +36,21 @@ export function checkNames(options: unknown, known: readonly string[], path: str
   checkOptionNames("auth", options, known, "@svc/auth", path);
 }
 
+/**
+ * Refuses options (at `path`) that are not an object, saying they must be `accepted`, then a name
+ * in them `known` does not list ({@link checkNames}). Options that may be left out are checked
+ * only when given.
+ */
+export function checkOptions(
+  options: unknown,
+  known: readonly string[],
+  path: string,
+  accepted: string,
+): asserts options is object {
+  if (typeof options !== "object" || options === null) throw optionError(path, options, accepted);
+  checkNames(options, known, path);
+}
+
 /** `value` when it is a non-negative finite number, else the refusal for `option`. */
 export function nonNegativeNumber(value: unknown, option: string, what: string): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0)

@@ -1,7 +1,7 @@
 import { scryptAsync as portableScrypt } from "@noble/hashes/scrypt";
 import { equalBytes, fromBase64, randomBytes, toBase64 } from "./bytes.js";
 import { nodeCrypto } from "./node-crypto.js";
-import { checkNames, optionError } from "./options.js";
+import { checkOptions, optionError } from "./options.js";
 
 /** Cost parameters of {@link hashPassword}. */
 export interface PasswordHashOptions {
@@ -71,12 +71,11 @@ const DEFAULT_COST: Readonly<Cost> = Object.freeze({ logN: 15, r: 8, p: 1 });
 /** The scrypt cost; a refused field is `passwordHash.<field>` (`ERR_SVC_AUTH_PASSWORD_HASH_LOG_N`). */
 function resolveCost(options: PasswordHashOptions | undefined): Cost {
   if (options === undefined) return DEFAULT_COST;
-  if (typeof options !== "object" || options === null)
-    throw optionError("passwordHash", options, "an object { logN, r, p }");
-  checkNames(
+  checkOptions(
     options,
     Object.keys({ logN: 0, r: 0, p: 0 } satisfies Record<keyof PasswordHashOptions, 0>),
     "passwordHash",
+    "an object { logN, r, p }",
   );
   const name = (field: string) => `passwordHash.${field}`;
   const logN = options.logN ?? DEFAULT_COST.logN;

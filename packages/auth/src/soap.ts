@@ -21,7 +21,7 @@ import {
 } from "./diagnostics.js";
 import { sha256 } from "./digest.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
-import { checkNames, optionError } from "./options.js";
+import { checkNames, checkOptions, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 
 // The element shape and the WS-Security namespaces are shared with @svc/soap-envelope: one
@@ -265,9 +265,7 @@ const SOAP_OPTIONS = Object.keys({
 const CLIENT_OPTIONS = Object.keys({ address: 0, request: 0 } satisfies Record<keyof SoapClient, 0>);
 
 function resolveConfig(options: SoapCredentialsOptions): SoapConfig {
-  if (typeof options !== "object" || options === null)
-    throw optionError("soap", options, "an object { verify or verifier, getPassword?, ... }");
-  checkNames(options, SOAP_OPTIONS, "soap");
+  checkOptions(options, SOAP_OPTIONS, "soap", "an object { verify or verifier, getPassword?, ... }");
   const { verify, verifier, getPassword } = options;
   if (verify !== undefined && typeof verify !== "function")
     throw optionError("soap.verify", verify, "a function (username, password) => principal");

@@ -5,7 +5,7 @@ import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
 import type { CryptoKey, JSONWebKeySet, JWK } from "./jose-types.js";
 import { asKeyObject, signingKey } from "./key-input.js";
 import { nodeCrypto } from "./node-crypto.js";
-import { checkNames, codedError, functionOption, optionError } from "./options.js";
+import { checkOptions, codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
 /** A JWS algorithm {@link createTokenIssuer} can sign with. */
@@ -151,9 +151,7 @@ const TOKEN_ISSUER_OPTIONS = Object.keys({
  * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
  */
 export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
-  if (typeof options !== "object" || options === null)
-    throw optionError("tokenIssuer", options, "an object { issuer, audience, ... }");
-  checkNames(options, TOKEN_ISSUER_OPTIONS, "tokenIssuer");
+  checkOptions(options, TOKEN_ISSUER_OPTIONS, "tokenIssuer", "an object { issuer, audience, ... }");
   const algorithm = options.algorithm ?? "ES256";
   if (!SIGNING_ALGORITHMS.includes(algorithm))
     throw optionError("tokenIssuer.algorithm", algorithm, `one of ${SIGNING_ALGORITHMS.join(", ")}`);

@@ -57,15 +57,33 @@ export function portableVerificationKey(
   fits: (alg: string) => boolean,
   refused: (alg: string, cause: unknown) => Error,
 ): JWTVerifyGetKey {
+  return keyPerAlgorithm(
+    (alg) =>
+      key.load(alg).catch((cause: unknown) => {
+        throw refused(alg, cause);
+      }),
+    fits,
+  );
+}
+
+/**
+ * What jose verifies with: a function jose calls with each token's header, answering `load(alg)`
+ * for the token's algorithm, loaded once per algorithm (a `CryptoKey` serves one algorithm). jose
+ * asks only for an algorithm of its `algorithms` (it refuses any other before), so the key holds
+ * one import per algorithm at most; a token whose algorithm the key does not fit (`fits`) fails as
+ * a signature no key verifies.
+ */
+export function keyPerAlgorithm(
+  load: (alg: string) => Promise<CryptoKey>,
+  fits: (alg: string) => boolean,
+): JWTVerifyGetKey {
   const imported = new Map<string, Promise<CryptoKey>>();
   return function importedKey(header) {
     const { alg } = header;
     if (alg === undefined || !fits(alg)) throw new errors.JWSSignatureVerificationFailed();
     let known = imported.get(alg);
     if (known === undefined) {
-      known = key.load(alg).catch((cause: unknown) => {
-        throw refused(alg, cause);
-      });
+      known = load(alg);
       imported.set(alg, known);
     }
     return known;

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
-import { refusedOption } from "@svc/kernel/internal";
+import { checkOptionType, refusedOption, requireOptionType } from "@svc/kernel/internal";
 import { conditionalChannel, type PreconditionField, publishConditional } from "./diagnostics.js";
 import { isEntityTag, listMatches, parseEtagList, strongMatch } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -89,14 +89,14 @@ export function evaluatePreconditions(
   headers: IncomingHttpHeaders,
   current: CurrentValidators | undefined,
 ): PreconditionOutcome {
-  if (typeof method !== "string")
-    throw refusedOption(
-      "conditional",
-      "method",
-      method,
-      'a string: the request method ("GET", "PUT")',
-      "evaluatePreconditions: method",
-    );
+  requireOptionType(
+    "conditional",
+    "method",
+    method,
+    "string",
+    'a string: the request method ("GET", "PUT")',
+    "evaluatePreconditions: method",
+  );
   checkHeaders(headers, "headers", "evaluatePreconditions: headers");
   checkValidators(current, "evaluatePreconditions: current");
   return decidePreconditions(method, headers, current).outcome;
@@ -386,14 +386,14 @@ export async function checkPreconditions(
       "checkPreconditions: req",
     );
   checkHeaders(req.headers, "req", "checkPreconditions: req.headers");
-  if (req.method !== undefined && typeof req.method !== "string")
-    throw refusedOption(
-      "conditional",
-      "req",
-      req.method,
-      "a string or undefined: the request method, undefined for GET",
-      "checkPreconditions: req.method",
-    );
+  checkOptionType(
+    "conditional",
+    "req",
+    req.method,
+    "string",
+    "a string or undefined: the request method, undefined for GET",
+    "checkPreconditions: req.method",
+  );
   if (
     current !== undefined &&
     current !== null &&

@@ -13,9 +13,11 @@ import {
 import {
   BoundedMemo,
   BoundedPairMemo,
+  checkOptionType,
   digest,
   emitWarning,
   refusedOption,
+  requireOptionType,
   utf8Bytes,
 } from "@svc/kernel/internal";
 import {
@@ -105,22 +107,22 @@ export function representationTag(
 ): string {
   // @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3 — the tag is unique per
   //   representation, so what labels it is checked as strictly as its bytes.
-  if (typeof contentType !== "string")
-    throw refusedOption(
-      "conditional",
-      "contentType",
-      contentType,
-      'a string: the media type the representation is sent as ("application/json")',
-      "representationTag: contentType",
-    );
-  if (language !== undefined && typeof language !== "string")
-    throw refusedOption(
-      "conditional",
-      "language",
-      language,
-      'a string or undefined: the Content-Language of the representation ("en"), undefined for none',
-      "representationTag: language",
-    );
+  requireOptionType(
+    "conditional",
+    "contentType",
+    contentType,
+    "string",
+    'a string: the media type the representation is sent as ("application/json")',
+    "representationTag: contentType",
+  );
+  checkOptionType(
+    "conditional",
+    "language",
+    language,
+    "string",
+    'a string or undefined: the Content-Language of the representation ("en"), undefined for none',
+    "representationTag: language",
+  );
   if (typeof body !== "string" && !ArrayBuffer.isView(body))
     throw refusedOption(
       "conditional",

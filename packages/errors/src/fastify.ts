@@ -18,6 +18,7 @@ import {
 } from "@svc/errors";
 import type { RequestView } from "@svc/kernel";
 import { appWide, sendValue } from "@svc/kernel/fastify";
+import { pluginOptions } from "@svc/kernel/internal";
 import { settleUnreadBody } from "@svc/kernel/node";
 import type {
   FastifyInstance,
@@ -38,17 +39,6 @@ export type FastifyErrorHandler = (
   request: FastifyRequest,
   reply: FastifyReply,
 ) => FastifyReply | undefined;
-
-/** Options `register` itself reads, which reach the plugin too. */
-const REGISTER_OPTIONS = new Set(["prefix", "logLevel", "logSerializers"]);
-
-function ownOptions(options: ErrorPluginOptions | undefined): ErrorPluginOptions {
-  if (options === undefined || options === null || typeof options !== "object") return options ?? {};
-  const own: Record<string, unknown> = {};
-  for (const name of Object.keys(options))
-    if (!REGISTER_OPTIONS.has(name)) own[name] = (options as Record<string, unknown>)[name];
-  return own as ErrorPluginOptions;
-}
 
 /**
  * The order `Allow` lists methods in: the ones most resources have first, as the Express examples
@@ -198,7 +188,7 @@ export const errorPlugin: FastifyPluginCallback<ErrorPluginOptions> = appWide(
   function svcErrors(app: FastifyInstance, options: ErrorPluginOptions, done: (err?: Error) => void) {
     let handler: FastifyErrorHandler;
     try {
-      handler = fastifyErrorHandler(ownOptions(options));
+      handler = fastifyErrorHandler(pluginOptions(options ?? {}));
     } catch (refused) {
       // A refused option fails `register` (and so `ready`/`listen`), with its coded TypeError.
       done(refused as Error);

@@ -577,14 +577,7 @@ function addPassagesTo(headers: Headers, passages: readonly Passage[]): void {
     if (passage.fields !== undefined) Object.assign(fields, passage.fields);
     if (passage.vary !== undefined && passage.vary.length > 0) vary = mergeVary(vary, passage.vary) ?? vary;
   }
-  const missing: Record<string, NonNullable<Passage["fields"]>[string]> = {};
-  let any = false;
-  for (const name of Object.keys(fields))
-    if (!headers.has(name)) {
-      missing[name] = fields[name] ?? null;
-      any = true;
-    }
-  if (any) setFields(headers, missing);
+  setMissingFields(headers, fields);
   if (vary === undefined) return;
   const own = headers.get("vary");
   const names = own === null ? [] : splitList(own);
@@ -594,19 +587,20 @@ function addPassagesTo(headers: Headers, passages: readonly Passage[]): void {
 }
 
 function addPassageTo(headers: Headers, passage: Passage): void {
-  // The route's own fields win over the gate's: the gate's are set only where the route set none.
-  const fields = passage.fields;
-  if (fields !== undefined) {
-    const missing: Record<string, NonNullable<Passage["fields"]>[string]> = {};
-    let any = false;
-    for (const name of Object.keys(fields))
-      if (!headers.has(name)) {
-        missing[name] = fields[name] ?? null;
-        any = true;
-      }
-    if (any) setFields(headers, missing);
-  }
+  if (passage.fields !== undefined) setMissingFields(headers, passage.fields);
   appendVaryTo(headers, passage.vary);
+}
+
+/** The route's own fields win over the gates': theirs are set only where the route set none. */
+function setMissingFields(headers: Headers, fields: NonNullable<Passage["fields"]>): void {
+  const missing: Record<string, NonNullable<Passage["fields"]>[string]> = {};
+  let any = false;
+  for (const name of Object.keys(fields))
+    if (!headers.has(name)) {
+      missing[name] = fields[name] ?? null;
+      any = true;
+    }
+  if (any) setFields(headers, missing);
 }
 
 /** `c.res = response` only when it is another `Response`: Hono's setter rebuilds the response. */

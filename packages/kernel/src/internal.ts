@@ -55,11 +55,13 @@ export { isOpenApiObject, openApiOperations } from "./openapi.js";
 export {
   checkBooleanOption,
   checkOptionNames,
+  checkOptionType,
   describeValue,
   type OptionError,
   optionError,
   optionErrorCode,
   refusedOption,
+  requireOptionType,
 } from "./option-error.js";
 export {
   evalScript,
@@ -72,6 +74,7 @@ export {
   redisSender,
 } from "./redis-client.js";
 export { followRedirection, type RedirectedClient, type RedirectingCluster } from "./redis-redirection.js";
+export { pluginOptions, REGISTER_OPTIONS } from "./register-options.js";
 export { writeRequestProperty } from "./request-property.js";
 export { type RequestSlot, requestSlot } from "./request-slot.js";
 export { StoreOptions } from "./store.js";

@@ -173,3 +173,41 @@ export function checkBooleanOption(pkg: string, option: string, value: unknown, 
     throw refusedOption(pkg, option, value, "true or false", label);
   }
 }
+
+/**
+ * Refuses an option that is given (not `undefined`) and is not of `type` (as `typeof` names it):
+ * `<label> must be <accepted>, got <given>`.
+ *
+ * @example checkOptionType("negotiate", "bodies", options.bodies, "function", "a function", "negotiateOpenApi: bodies");
+ *
+ * @internal
+ */
+export function checkOptionType(
+  pkg: string,
+  option: string,
+  value: unknown,
+  type: "string" | "function",
+  accepted: string,
+  label: string = option,
+): void {
+  if (value !== undefined) requireOptionType(pkg, option, value, type, accepted, label);
+}
+
+/**
+ * Refuses an argument that is not of `type` (as `typeof` names it), `undefined` included:
+ * `<label> must be <accepted>, got <given>`.
+ *
+ * @example requireOptionType("conditional", "method", method, "string", "a string", "evaluatePreconditions: method");
+ *
+ * @internal
+ */
+export function requireOptionType(
+  pkg: string,
+  option: string,
+  value: unknown,
+  type: "string" | "function",
+  accepted: string,
+  label: string = option,
+): void {
+  if (typeof value !== type) throw refusedOption(pkg, option, value, accepted, label);
+}

@@ -8,7 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import { exchangeOf } from "@svc/kernel";
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
-import { resolveUnreadBody } from "@svc/kernel/internal";
+import { pluginOptions, resolveUnreadBody } from "@svc/kernel/internal";
 import { settleUnreadBody } from "@svc/kernel/node";
 import { bodyReader, type CrossOriginOptions, crossOriginGate, type ParseBodyOptions } from "@svc/negotiate";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
@@ -33,14 +33,7 @@ export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/n
 export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
   "@svc/negotiate/parse-body",
   (app: FastifyInstance, options: ParseBodyOptions, done: (err?: Error) => void) => {
-    const {
-      prefix: _prefix,
-      logLevel: _logLevel,
-      ...bodyOptions
-    } = options as ParseBodyOptions & {
-      prefix?: unknown;
-      logLevel?: unknown;
-    };
+    const bodyOptions = pluginOptions(options);
     const read = bodyReader(bodyOptions);
     const unreadBody = resolveUnreadBody("negotiate", bodyOptions.unreadBody, "parseBody");
     const closing = new WeakSet<IncomingMessage>();
@@ -77,15 +70,7 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
 export const crossOrigin: FastifyPluginCallback<CrossOriginOptions> = appWide(
   "@svc/negotiate/cross-origin",
   (app: FastifyInstance, options: CrossOriginOptions, done: (err?: Error) => void) => {
-    const {
-      prefix: _prefix,
-      logLevel: _logLevel,
-      ...corsOptions
-    } = options as CrossOriginOptions & {
-      prefix?: unknown;
-      logLevel?: unknown;
-    };
-    app.addHook("onRequest", fastifyGate(crossOriginGate(corsOptions)));
+    app.addHook("onRequest", fastifyGate(crossOriginGate(pluginOptions(options))));
     done();
   },
 );

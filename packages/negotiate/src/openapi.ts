@@ -5,7 +5,7 @@ import {
   openApiErrorResponse,
   openApiRef,
 } from "@svc/kernel";
-import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import { checkOptionNames, checkOptionType } from "@svc/kernel/internal";
 
 /** Options of {@link negotiateOpenApi}. */
 export interface NegotiateOpenApiOptions {
@@ -31,24 +31,30 @@ const OPTIONS = ["bodyLimit", "negotiated", "bodies"];
  */
 export function negotiateOpenApi(options: NegotiateOpenApiOptions = {}): OpenApiFragment {
   checkOptionNames("negotiate", options, OPTIONS, "negotiateOpenApi");
-  if (options.bodyLimit !== undefined && typeof options.bodyLimit !== "string")
-    throw refusedOption(
-      "negotiate",
-      "bodyLimit",
-      options.bodyLimit,
-      "a string",
-      "negotiateOpenApi: bodyLimit",
-    );
-  if (options.negotiated !== undefined && typeof options.negotiated !== "function")
-    throw refusedOption(
-      "negotiate",
-      "negotiated",
-      options.negotiated,
-      "a function",
-      "negotiateOpenApi: negotiated",
-    );
-  if (options.bodies !== undefined && typeof options.bodies !== "function")
-    throw refusedOption("negotiate", "bodies", options.bodies, "a function", "negotiateOpenApi: bodies");
+  checkOptionType(
+    "negotiate",
+    "bodyLimit",
+    options.bodyLimit,
+    "string",
+    "a string",
+    "negotiateOpenApi: bodyLimit",
+  );
+  checkOptionType(
+    "negotiate",
+    "negotiated",
+    options.negotiated,
+    "function",
+    "a function",
+    "negotiateOpenApi: negotiated",
+  );
+  checkOptionType(
+    "negotiate",
+    "bodies",
+    options.bodies,
+    "function",
+    "a function",
+    "negotiateOpenApi: bodies",
+  );
   const negotiated = options.negotiated ?? (() => true);
   const bodies =
     options.bodies ?? ((context: OpenApiOperationContext) => context.operation.requestBody !== undefined);

@@ -5,7 +5,14 @@
  */
 import { requestState } from "@svc/kernel";
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
-import { optionError, refusedOption, writeRequestProperty } from "@svc/kernel/internal";
+import {
+  checkOptionType,
+  optionError,
+  pluginOptions,
+  REGISTER_OPTIONS,
+  refusedOption,
+  writeRequestProperty,
+} from "@svc/kernel/internal";
 import {
   limitExceeded,
   type RateLimitExceeded,
@@ -78,9 +85,6 @@ export interface FastifyRateLimitOptions extends Omit<RateLimitGateOptions<Fasti
   gate?: RateLimitGate<FastifyRequest>;
 }
 
-/** Fastify's own register options, which it hands to the plugin too: not the limiter's. */
-const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"];
-
 /**
  * The gate of `options`: the one given as `gate`, else one built from the options, with
  * Fastify's logger when none is given.
@@ -91,12 +95,8 @@ function gateOf(
 ): RateLimitGate<FastifyRequest> {
   if (typeof options !== "object" || options === null) return rateLimitGate<FastifyRequest>(options);
   if (options.gate !== undefined) return givenGate(options);
-  const {
-    keyPrefix,
-    handler: _handler,
-    ...rest
-  } = options as FastifyRateLimitOptions & Record<string, unknown>;
-  for (const name of REGISTER_OPTIONS) delete rest[name];
+  // Fastify's own register options (`prefix` the routes' path prefix) are not the limiter's.
+  const { keyPrefix, handler: _handler, ...rest } = pluginOptions(options);
   const gateOptions = rest as RateLimitGateOptions<FastifyRequest>;
   if (keyPrefix !== undefined) gateOptions.prefix = keyPrefix;
   if (gateOptions.logger === undefined && log !== undefined) gateOptions.logger = log;
@@ -270,14 +270,15 @@ function followed(hook: onRequestHookHandler, followUp: FollowUp): onRequestHook
 /** `options.handler`, checked: a function, or none. */
 function handlerOf(options: FastifyRateLimitOptions): FastifyRateLimitHandler | undefined {
   const handler = typeof options === "object" && options !== null ? options.handler : undefined;
-  if (handler === undefined || typeof handler === "function") return handler;
-  throw refusedOption(
+  checkOptionType(
     "ratelimit",
     "handler",
     handler,
+    "function",
     "a function (request, reply, exceeded) => void",
     "rate limit: handler",
   );
+  return handler;
 }
 
 /**

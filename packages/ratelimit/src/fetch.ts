@@ -14,7 +14,13 @@ import {
   type HonoContextLike,
   withPassage,
 } from "@svc/kernel/fetch";
-import { buildResponse, isCodedBody, optionError, refusedOption } from "@svc/kernel/internal";
+import {
+  buildResponse,
+  checkOptionType,
+  isCodedBody,
+  optionError,
+  refusedOption,
+} from "@svc/kernel/internal";
 import {
   limitExceeded,
   type RateLimitExceeded,
@@ -99,22 +105,22 @@ export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
 export function rateLimit(options: FetchRateLimitOptions): FetchMiddleware {
   if (typeof options !== "object" || options === null) return fetchGate(rateLimitGate<Request>(options));
   const { connection, clientAddressHeader, handler, ...rest } = options;
-  if (handler !== undefined && typeof handler !== "function")
-    throw refusedOption(
-      "ratelimit",
-      "handler",
-      handler,
-      "a function (request, exceeded) => Response",
-      "rate limit: handler",
-    );
-  if (connection !== undefined && typeof connection !== "function")
-    throw refusedOption(
-      "ratelimit",
-      "connection",
-      connection,
-      "a function (request) => { address } | undefined",
-      "rate limit: connection",
-    );
+  checkOptionType(
+    "ratelimit",
+    "handler",
+    handler,
+    "function",
+    "a function (request, exceeded) => Response",
+    "rate limit: handler",
+  );
+  checkOptionType(
+    "ratelimit",
+    "connection",
+    connection,
+    "function",
+    "a function (request) => { address } | undefined",
+    "rate limit: connection",
+  );
   const connectionOf =
     clientAddressHeader === undefined ? connection : fromHeader(clientAddressHeader, options);
   const gate = rateLimitGate<Request>(rest);

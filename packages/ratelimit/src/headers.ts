@@ -116,6 +116,20 @@ export function isPolicyName(name: unknown): name is string {
   );
 }
 
+/** What `standardHeaders` takes, as a refusal says it. */
+const STANDARD_HEADERS = `true (RateLimit-Policy and RateLimit, draft-ietf-httpapi-ratelimit-headers-10), false, or the draft whose syntax to send: ${RATELIMIT_DRAFTS.map((d) => `"${d}"`).join(", ")}`;
+
+/**
+ * The `standardHeaders` option, checked: `true` when left out, else `true`, `false` or a
+ * {@link RateLimitDraft}; a refusal names `owner` (`"rate limit"`, `"rateLimitOpenApi"`).
+ */
+export function standardHeadersOf(value: unknown, owner: string): boolean | RateLimitDraft {
+  const standard = value ?? true;
+  if (typeof standard === "boolean" || RATELIMIT_DRAFTS.includes(standard as RateLimitDraft))
+    return standard as boolean | RateLimitDraft;
+  throw refused(owner, "standardHeaders", standard, STANDARD_HEADERS);
+}
+
 /**
  * The syntax family of a `standard` setting: `"list"` (draft-8 to -10), `"draft-7"`, `"draft-6"`,
  * or undefined for none. Drafts 8, 9 and 10 write the same fields the same way.
@@ -127,12 +141,7 @@ function familyOf(standard: HeaderSettings["standard"]): Family | undefined {
   if (standard === true || standard === "draft-8" || standard === "draft-9" || standard === "draft-10")
     return "list";
   if (standard === "draft-7" || standard === "draft-6") return standard;
-  throw refused(
-    "rate limit",
-    "standardHeaders",
-    standard,
-    `true, false or one of ${RATELIMIT_DRAFTS.map((d) => `"${d}"`).join(", ")}`,
-  );
+  throw refused("rate limit", "standardHeaders", standard, STANDARD_HEADERS);
 }
 
 /** One limiter's decision on a response. */

@@ -58,10 +58,5 @@ export {
   type RedisStoreOptions,
   StoreTimeoutError,
 } from "./redis-store.js";
-export {
-  ALGORITHMS,
-  type Algorithm,
-  type Decision,
-  type RateLimitPolicy,
-  type RateLimitStore,
-} from "./types.js";
+// The stores' contract and the algorithms' names, every export of the module.
+export * from "./types.js";

@@ -7,8 +7,8 @@ import {
   openApiErrorResponse,
   openApiRef,
 } from "@svc/kernel";
-import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
-import { RATELIMIT_DRAFTS, type RateLimitDraft } from "./headers.js";
+import { checkBooleanOption, checkOptionNames, checkOptionType } from "@svc/kernel/internal";
+import { type RateLimitDraft, standardHeadersOf } from "./headers.js";
 
 /** Options of {@link rateLimitOpenApi}: the limiter's header options, and which operations it guards. */
 export interface RateLimitOpenApiOptions {
@@ -30,19 +30,7 @@ function fieldsOf(
 ): Array<[string, string, OpenApiObject]> {
   const fields: Array<[string, string, OpenApiObject]> = [];
   if (draft === "draft-6") {
-    fields.push(
-      ["RateLimitLimit", "RateLimit-Limit", { description: "Requests allowed per window", schema: integer }],
-      [
-        "RateLimitRemaining",
-        "RateLimit-Remaining",
-        { description: "Requests left in this window", schema: integer },
-      ],
-      [
-        "RateLimitReset",
-        "RateLimit-Reset",
-        { description: "Seconds until the window resets", schema: integer },
-      ],
-    );
+    fields.push(...countFields("", "Seconds until the window resets"));
   } else if (draft === "draft-7") {
     fields.push([
       "RateLimit",
@@ -72,21 +60,25 @@ function fieldsOf(
         schema: { type: "string" },
       },
     ]);
-  if (legacy)
-    fields.push(
-      [
-        "XRateLimitLimit",
-        "X-RateLimit-Limit",
-        { description: "Requests allowed per window", schema: integer },
-      ],
-      [
-        "XRateLimitRemaining",
-        "X-RateLimit-Remaining",
-        { description: "Requests left in this window", schema: integer },
-      ],
-      ["XRateLimitReset", "X-RateLimit-Reset", { description: "When the window resets", schema: integer }],
-    );
+  if (legacy) fields.push(...countFields("X-", "When the window resets"));
   return fields;
+}
+
+/**
+ * The three count fields, draft 6's `RateLimit-Limit`, `-Remaining` and `-Reset`, or the legacy
+ * `X-RateLimit-*` (`prefix` `"X-"`), by component name; `reset` says what the reset counts.
+ */
+function countFields(prefix: "" | "X-", reset: string): Array<[string, string, OpenApiObject]> {
+  const described = {
+    Limit: "Requests allowed per window",
+    Remaining: "Requests left in this window",
+    Reset: reset,
+  };
+  return Object.entries(described).map(([part, description]) => [
+    `${prefix.replace("-", "")}RateLimit${part}`,
+    `${prefix}RateLimit-${part}`,
+    { description, schema: integer },
+  ]);
 }
 
 /**
@@ -100,17 +92,15 @@ function fieldsOf(
 export function rateLimitOpenApi(options: RateLimitOpenApiOptions = {}): OpenApiFragment {
   checkOptionNames("ratelimit", options, OPTIONS, "rateLimitOpenApi");
   checkBooleanOption("ratelimit", "legacyHeaders", options.legacyHeaders, "rateLimitOpenApi: legacyHeaders");
-  const standard = options.standardHeaders ?? true;
-  if (typeof standard !== "boolean" && !RATELIMIT_DRAFTS.includes(standard))
-    throw refusedOption(
-      "ratelimit",
-      "standardHeaders",
-      standard,
-      `true, false or one of ${RATELIMIT_DRAFTS.join(", ")}`,
-      "rateLimitOpenApi: standardHeaders",
-    );
-  if (options.applies !== undefined && typeof options.applies !== "function")
-    throw refusedOption("ratelimit", "applies", options.applies, "a function", "rateLimitOpenApi: applies");
+  const standard = standardHeadersOf(options.standardHeaders, "rateLimitOpenApi");
+  checkOptionType(
+    "ratelimit",
+    "applies",
+    options.applies,
+    "function",
+    "a function",
+    "rateLimitOpenApi: applies",
+  );
   const fields = fieldsOf(
     options.legacyHeaders ?? true,
     standard === true ? "draft-10" : standard || undefined,

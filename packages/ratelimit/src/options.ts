@@ -7,9 +7,9 @@ import {
   type HeaderSettings,
   isPolicyName,
   MAX_POLICY_NAME,
-  RATELIMIT_DRAFTS,
   type RateLimitDraft,
   type ResetFormat,
+  standardHeadersOf,
 } from "./headers.js";
 import {
   capacityOf,
@@ -514,14 +514,7 @@ function resolveHeaders(options: RateLimitOptions): HeaderSettings {
       policyName,
       `1 to ${MAX_POLICY_NAME} printable ASCII characters`,
     );
-  const standard = options.standardHeaders ?? true;
-  if (typeof standard !== "boolean" && !RATELIMIT_DRAFTS.includes(standard))
-    throw refused(
-      "rate limit",
-      "standardHeaders",
-      standard,
-      `true (RateLimit-Policy and RateLimit, draft-ietf-httpapi-ratelimit-headers-10), false, or the draft whose syntax to send: ${RATELIMIT_DRAFTS.map((d) => `"${d}"`).join(", ")}`,
-    );
+  const standard = standardHeadersOf(options.standardHeaders, "rate limit");
   return { legacy: booleanOption(options, "legacyHeaders", true), standard, resetFormat, policyName };
 }
 
