@@ -273,6 +273,22 @@ export default {
     right: '{ longAs: "string" }',
     fix: 'Give `contract.longAs` `"bigint"` or `"string"`: a `number` loses digits above 2^53.',
   }),
+  ERR_SVC_SOAP_ENVELOPE_CONTRACT_STRICT: svc({
+    name: "contract",
+    accepted: "true or false",
+    refused: "`contract.strict`, whether the contract's defects are refused, is not a boolean",
+    wrong: "{ strict: JSON.parse('\"no\"') }",
+    right: "{ strict: false }",
+    fix: "Give `contract.strict` `false` to load a contract despite the defects a receiver can still serve, or leave it out (`true`).",
+  }),
+  ERR_SVC_SOAP_ENVELOPE_CONTRACT_LOGGER: svc({
+    name: "contract",
+    accepted: "an object with an error(obj, msg) method",
+    refused: "`contract.logger`, where `strict: false` logs each defect it passes over, is not a logger",
+    wrong: "{ strict: false, logger: console.warn as never }",
+    right: "{ strict: false, logger: console }",
+    fix: "Give `contract.logger` a pino-compatible logger (`warn` and `error`), or leave it out for the endpoint's.",
+  }),
   ERR_SVC_SOAP_ENVELOPE_CONTRACT_SCHEMA_LOCATIONS: svc({
     name: "contract",
     accepted: "a key is not an absolute URL",
@@ -520,6 +536,14 @@ export default {
     '"bigint" or "string"',
     "`longAs`, how `xs:long` is decoded, is neither form",
     'Give `longAs` `"bigint"` or `"string"`: a `number` loses digits above 2^53.',
+  ),
+  ERR_SVC_SOAP_ENVELOPE_STRICT: contract(
+    "strict",
+    "JSON.parse('\"no\"')",
+    "false",
+    "true or false",
+    "`strict`, whether the contract's defects are refused, is not a boolean",
+    "Give `strict` `false` to load a contract despite the defects a receiver can still serve, or leave it out (`true`).",
   ),
   ERR_SVC_SOAP_ENVELOPE_SCHEMA_LOCATIONS: contract(
     "schemaLocations",

@@ -56,7 +56,10 @@ export {
 } from "./envelope/service.js";
 export {
   type Contract,
+  type ContractDefect,
   type ContractOperation,
+  type DefectClass,
+  type DefectLogger,
   type LoadContractOptions,
   loadContract,
   type SoapVersion,

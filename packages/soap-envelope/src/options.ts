@@ -52,6 +52,12 @@ export function checkLongAs(value: unknown, option: string, label?: string): voi
   }
 }
 
+/** `strict`: whether a contract's defects are refused (`true`, the default) or passed over. */
+export function checkStrict(value: unknown, option: string, label?: string): void {
+  if (value !== undefined && typeof value !== "boolean")
+    throw optionError(option, value, "true or false", label);
+}
+
 /** The `typeof` each named member of a value must have, for {@link hasMembers}. */
 export type MemberTypes = Readonly<Record<string, "string" | "function">>;
 

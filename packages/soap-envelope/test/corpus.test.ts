@@ -276,3 +276,218 @@ const WHY: Readonly<Record<string, keyof typeof REASONS>> = {
   "node-soap-samples/NoParams__add_correct_namespace_for_operations_without_parameters/soap.wsdl":
     "xs:import of a namespace no schema declares",
 };
+
+describe("the corpus with strict: false (README: Real-world contracts)", () => {
+  const files = wsdlFiles(CORPUS);
+  const outcomes = files.map((file) => {
+    try {
+      const logger = { warn: () => {}, error: () => {} };
+      const contract = loadContract(file, { ...contractOptions(file), strict: false, logger });
+      return { file: relative(CORPUS, file), contract, err: undefined };
+    } catch (err) {
+      return { file: relative(CORPUS, file), contract: undefined, err };
+    }
+  });
+
+  it("109 of 142 load: the 66 that load strictly, with no defect, and 43 more, each with its defect classes", () => {
+    const loaded = outcomes.filter((o) => o.contract !== undefined);
+    expect(loaded).toHaveLength(109);
+    const tolerated: Record<string, string[]> = {};
+    for (const { file, contract } of loaded) {
+      if (LOADS.includes(file)) expect(contract?.defects, file).toEqual([]);
+      else tolerated[file] = [...new Set(contract?.defects.map((d) => d.class))].sort();
+    }
+    expect(tolerated).toEqual(TOLERATED);
+    for (const { file, contract } of loaded) {
+      for (const defect of contract?.defects ?? []) {
+        // Each defect names its file, the line of its construct and what was assumed.
+        expect(defect.file, file).not.toBe("");
+        expect(defect.line, `${file}: ${defect.problem}`).toBeGreaterThan(0);
+        expect(defect.assumed, file).not.toBe("");
+      }
+    }
+  });
+
+  it("of the 43, 38 serve an operation; 5 load with none left to serve", () => {
+    const empty = outcomes.filter(
+      (o) => o.contract !== undefined && o.contract.operations.length === 0 && !LOADS.includes(o.file),
+    );
+    expect(empty.map((o) => o.file).sort()).toEqual([...SERVES_NOTHING].sort());
+  });
+
+  it("the 33 still refused: defects with two meanings, or no contract to serve, named as strict names them", () => {
+    const refused = outcomes.filter((o) => o.contract === undefined);
+    expect(Object.fromEntries(refused.map((o) => [o.file, NEVER[o.file]]))).toEqual(NEVER);
+    for (const o of refused) {
+      expect(o.err, o.file).toBeInstanceOf(SchemaCompileError);
+      expect((o.err as SchemaCompileError).problems[0], o.file).toMatch(
+        NEVER_REASONS[NEVER[o.file] as keyof typeof NEVER_REASONS],
+      );
+    }
+  });
+});
+
+/** Contracts that load only with strict: false, and the classes of the defects each reports. */
+const TOLERATED: Readonly<Record<string, readonly string[]>> = {
+  "node-soap-samples/Dummy__ref_element_should_have_correct_namespace/soap.wsdl": [
+    "misspelled-construct",
+    "undeclared-type",
+  ],
+  "node-soap-samples/Dummy__should_add_prefix_for_unqualified_global_elements/soap.wsdl": [
+    "import-namespace",
+  ],
+  "node-soap-samples/Dummy__should_escape_xml/soap.wsdl": ["import-namespace"],
+  "node-soap-samples/Dummy__should_handle_null_args/soap.wsdl": ["import-namespace"],
+  "node-soap-samples/Dummy__should_ignore_custom_defined_namespaces/soap.wsdl": ["import-namespace"],
+  "node-soap-samples/Dummy__should_ignore_defined_namespaces/soap.wsdl": ["import-namespace"],
+  "node-soap-samples/Dummy__should_use_defined_xml_key/soap.wsdl": ["import-namespace"],
+  "node-soap-samples/Dummy__should_use_empty_tags_only_when_directed/soap.wsdl": ["import-namespace"],
+  "node-soap-samples/Dummy__should_work_with_imported_schemas_that_have_aliases/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/GetSubscription__should_handle_ref_minOccurs_and_maxOccurs/soap.wsdl": [
+    "undeclared-element",
+    "undeclared-message",
+  ],
+  "node-soap-samples/RetrieveFareQuoteDateRange__should_handle_child_namespaces/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/SetResource__should_correctly_set_element_if_complex-type_has_same_name/soap.wsdl": [
+    "undeclared-element",
+  ],
+  "node-soap-samples/addList__complex_extension_namespace_for_arrays/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/addPets__force_namespaces/soap.wsdl": ["undeclared-prefix"],
+  "node-soap-samples/addPrefix__should_add_namespace_on_output_message/soap.wsdl": [
+    "undeclared-message",
+    "wsdl-name",
+  ],
+  "node-soap-samples/createData__should_generate_complex_type_request/soap.wsdl": ["undeclared-type"],
+  "node-soap-samples/getAvailability__should_not_fail_without_children/imported.wsdl": [
+    "operation-not-in-port-type",
+    "wsdl-name",
+  ],
+  "node-soap-samples/getAvailability__should_not_fail_without_children/soap.wsdl": ["wsdl-name"],
+  "node-soap-samples/get__complex_extension_with_explicit_namespace/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/login__attributes_in_request_should_be_handled/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/login__error_returned_should_contain_root_Json_on_fault/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/readMetadata__should_respect_xsi_type_attribute/soap.wsdl": ["undeclared-element"],
+  "node-soap-samples/update__complex_extension_fields_in_parent_without_explicit_namespace/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap-samples/update__complex_extension_with_array_attributes/soap.wsdl": [
+    "import-namespace",
+    "undeclared-type",
+  ],
+  "node-soap/Dummy.wsdl": ["operation-not-in-port-type"],
+  "node-soap/binding_document.wsdl": ["wsdl-name"],
+  "node-soap/builtin_types.wsdl": ["undeclared-element"],
+  "node-soap/complex/registration-common.wsdl": ["undeclared-message"],
+  "node-soap/extended_element.wsdl": ["operation-not-in-port-type", "undeclared-type", "wsdl-name"],
+  "node-soap/include_with_duplicated_namespace.wsdl": ["operation-not-in-port-type"],
+  "node-soap/json_response.wsdl": ["undeclared-element"],
+  "node-soap/marketo.wsdl": ["undeclared-header-part", "undeclared-type"],
+  "node-soap/missing_message_definition.wsdl": ["undeclared-message"],
+  "node-soap/perf/order.wsdl": ["undeclared-type"],
+  "node-soap/recursive2.wsdl": ["undeclared-header-part"],
+  "node-soap/ref_element_same_as_type.wsdl": ["undeclared-body-part"],
+  "node-soap/schema_with_no_targetnamespace.wsdl": ["operation-not-in-port-type"],
+  "node-soap/strict/CyberSourceTransaction_1.26_3.wsdl": ["include-location", "include-namespace"],
+  "node-soap/strict/Netsuite.wsdl": ["import-namespace", "undeclared-element", "undeclared-type"],
+  "node-soap/strict/npe.wsdl": ["wsdl-name"],
+  "node-soap/tnsImportConflict/root.wsdl": ["wsdl-name"],
+  "node-soap/typeof_null_extend_check.wsdl": ["undeclared-element", "undeclared-type"],
+  "node-soap/typeref/order.wsdl": ["undeclared-type"],
+};
+
+/**
+ * Loaded with strict: false, but with no operation left to serve: every binding operation is
+ * missing from its port type or names an undeclared message, or the port type declares none.
+ */
+const SERVES_NOTHING = [
+  "node-soap/binding_document.wsdl",
+  "node-soap/missing_message_definition.wsdl",
+  "node-soap/strict/npe.wsdl",
+  "node-soap-samples/addPrefix__should_add_namespace_on_output_message/soap.wsdl",
+  "node-soap-samples/getAvailability__should_not_fail_without_children/imported.wsdl",
+];
+
+/** Why a contract is refused even with strict: false, as its first problem says it. */
+const NEVER_REASONS = {
+  // The names of elements and attributes in an unknown namespace: any reading is a guess.
+  "not namespace-well-formed": /not well-formed XML/,
+  "no SOAP port over HTTP": REASONS["no SOAP port over HTTP"],
+  "an XML Schema, not a WSDL": REASONS["an XML Schema, not a WSDL"],
+  // Nothing is fetched: only a local copy named in schemaLocations is read.
+  "remote schemaLocation": REASONS["remote schemaLocation"],
+  // Another language than XML Schema 1.0, not a misspelling of it.
+  "XML Schema draft namespace": REASONS["XML Schema draft namespace"],
+  // Routing would have to choose between the two operations.
+  "two operations take one element and one action": REASONS["two operations take one element and one action"],
+  // xs:sequence straight in xs:element, minOccurs on a global element: what was meant is a guess.
+  "a construct where XML Schema does not allow it": /is not supported by the schema compiler/,
+  // The rpc wrapper's namespace is not said: the receiver would have to pick one.
+  "rpc without soap:body namespace": /rpc style needs soap:body namespace=/,
+  // A part's element or an operation's message with an undeclared prefix, no single one of that local name.
+  "a WSDL QName with an undeclared prefix and no single match": /is missing or its prefix is undeclared/,
+} as const;
+
+/** Each contract refused with strict: false, and why. */
+const NEVER: Readonly<Record<string, keyof typeof NEVER_REASONS>> = {
+  "node-soap-samples/Dummy__should_preserve_leading_and_trailing_whitespace_when_preserveWhitespace_is_true/soap.wsdl":
+    "a construct where XML Schema does not allow it",
+  "node-soap-samples/Dummy__should_use_defined_xml_key_in_first_level_for_rpc/soap.wsdl":
+    "not namespace-well-formed",
+  "node-soap-samples/NoParams__add_correct_namespace_for_operations_without_parameters/soap.wsdl":
+    "rpc without soap:body namespace",
+  "node-soap-samples/RetrieveFareQuoteDateRange__should_handle_child_namespaces/childs/childxs0.wsdl":
+    "an XML Schema, not a WSDL",
+  "node-soap-samples/RetrieveFareQuoteDateRange__should_handle_child_namespaces/childs/childxs3.wsdl":
+    "an XML Schema, not a WSDL",
+  "node-soap-samples/RetrieveFareQuoteDateRange__should_handle_child_namespaces/childs/childxs7.wsdl":
+    "an XML Schema, not a WSDL",
+  "node-soap-samples/RetrieveFareQuoteDateRange__should_handle_child_namespaces/childs/childxs9.wsdl":
+    "an XML Schema, not a WSDL",
+  "node-soap-samples/attachments__should_send_binary_data/soap.wsdl": "not namespace-well-formed",
+  "node-soap-samples/login__complex_schema_xmlns_with_array_and_any_type_and_other_types/soap.wsdl":
+    "not namespace-well-formed",
+  "node-soap/attachments.wsdl": "not namespace-well-formed",
+  "node-soap/binding-exception.wsdl": "a WSDL QName with an undeclared prefix and no single match",
+  "node-soap/connection/econnrefused.wsdl": "not namespace-well-formed",
+  "node-soap/default_namespace_soap12.wsdl": "not namespace-well-formed",
+  "node-soap/fixedPath/netsuite.wsdl": "no SOAP port over HTTP",
+  "node-soap/mergeWithAttributes/main.wsdl": "not namespace-well-formed",
+  "node-soap/recursive/file.wsdl": "not namespace-well-formed",
+  "node-soap/schemas_without_targetnamespace.wsdl":
+    "a WSDL QName with an undeclared prefix and no single match",
+  "node-soap/strict/ImportSample.wsdl": "not namespace-well-formed",
+  "node-soap/strict/stockquote-url.wsdl": "remote schemaLocation",
+  "node-soap/strict/stockquote.wsdl": "XML Schema draft namespace",
+  "node-soap/tnsImportConflict/bar.wsdl": "no SOAP port over HTTP",
+  "node-soap/tnsImportConflict/foo.wsdl": "no SOAP port over HTTP",
+  "node-soap/ws-policy.wsdl": "not namespace-well-formed",
+  "node-soap/wsdlImport/overridden.wsdl": "no SOAP port over HTTP",
+  "node-soap/wsdlImport/sub.wsdl": "no SOAP port over HTTP",
+  "node-soap/wsdl_with_attributes.wsdl": "not namespace-well-formed",
+  "node-soap/xsdinclude/xsd_include.wsdl": "a construct where XML Schema does not allow it",
+  "node-soap/xsdinclude/xsd_include_http.wsdl": "remote schemaLocation",
+  "node-soap/xsdinclude/xsd_include_inline_xmlns.wsdl": "a construct where XML Schema does not allow it",
+  "zeep/http.wsdl": "no SOAP port over HTTP",
+  "zeep/soap.wsdl": "two operations take one element and one action",
+  "zeep/soap_import_2.wsdl": "no SOAP port over HTTP",
+  "zeep/soap_transport_err.wsdl": "no SOAP port over HTTP",
+};

@@ -11,6 +11,7 @@ import {
   checkNameList,
   checkObject,
   checkSchemaLocations,
+  checkStrict,
   optionError,
 } from "../options.js";
 import { type Contract, type ContractOperation, loadContract, type SoapVersion } from "../wsdl/contract.js";
@@ -171,7 +172,11 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
     "longAs",
     "importRoot",
     "schemaLocations",
+    "strict",
+    "logger",
   ]);
+  checkStrict(options.contract?.strict, "contract.strict");
+  checkLogger(options.contract?.logger, "contract.logger");
   if (options.contract?.documents !== undefined)
     memoryDocuments(options.contract.documents, "contract.documents");
   for (const key of ["baseDir", "importRoot"] as const) {
@@ -188,7 +193,13 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
   }
   const addressing = options.addressing !== false;
   const mtom = resolveMtom(options.mtom, limits.maxBytes);
-  const contract = loadContract(options.wsdl, options.contract ?? {});
+  // A tolerant load's defects go to the endpoint's logger unless the contract names its own.
+  const contract = loadContract(options.wsdl, {
+    ...options.contract,
+    ...(options.contract?.logger === undefined && options.logger !== undefined
+      ? { logger: options.logger }
+      : {}),
+  });
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;
   // The blocks this node processes; before credentials are decided, the others' content is not parsed.

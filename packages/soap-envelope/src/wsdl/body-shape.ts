@@ -6,6 +6,7 @@ import {
   SchemaCompileError,
   type SchemaSource,
   schemaComponents,
+  type Tolerance,
   XS_NS,
 } from "../xsd/schema.js";
 import { type FoundBinding, type Messages, type Part, qname, wsdlChildren } from "./contract-model.js";
@@ -19,6 +20,7 @@ interface ShapeContext {
   messages: Messages;
   schema: CompiledSchema;
   declared: DeclaredElements;
+  tolerance: Tolerance;
 }
 
 /**
@@ -44,13 +46,17 @@ export function bodyShape(
   if (listed !== undefined) {
     const names = listed.split(/[ \t\r\n]+/).filter((n) => n !== "");
     const byName = new Map(message.parts.map((p) => [p.name, p]));
-    parts = names.map((n) => {
+    parts = names.flatMap((n) => {
       const part = byName.get(n);
-      if (!part)
-        throw new SchemaCompileError(
-          `operation "${operation}": ${binding.prefix}:body parts names "${n}", which message "${message.name}" does not have`,
-        );
-      return part;
+      if (part) return [part];
+      // The names that name a part are the Body's; one that names none adds nothing to it.
+      ctx.tolerance.pass(
+        "undeclared-body-part",
+        `operation "${operation}": ${binding.prefix}:body parts names "${n}", which message "${message.name}" does not have`,
+        `the ${direction}'s Body holds the parts listed that message "${message.name}" has${names.some((m) => byName.has(m)) ? "" : " (none: an empty Body)"}`,
+        soapBody,
+      );
+      return [];
     });
   } else {
     const inHeaders = new Set(

@@ -1,6 +1,12 @@
 import type { DocumentTree } from "../platform/host-types.js";
 import { clark, type ParsedElement, type resolveLimits, resolveQName } from "../xml/reader.js";
-import { type CompiledSchema, type LongRepresentation, SchemaCompileError } from "../xsd/schema.js";
+import {
+  type CompiledSchema,
+  type ContractDefect,
+  type LongRepresentation,
+  SchemaCompileError,
+  type Tolerance,
+} from "../xsd/schema.js";
 
 export const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 
@@ -96,6 +102,12 @@ export interface Contract {
   notServed: readonly { operation: string; reason: string }[];
   /** Each served binding's operations, by SOAP version. */
   bindings: Readonly<Partial<Record<SoapVersion, readonly ContractOperation[]>>>;
+  /**
+   * The defects of the contract a tolerant load (`strict: false`) passed over, in the order met,
+   * each with its file, line, class and what was assumed in its place (what messages are
+   * validated against); empty for a strict load, which refuses each.
+   */
+  defects: readonly ContractDefect[];
   /** The compiled XSD of the `wsdl:types` section and its imports. */
   schema: CompiledSchema;
   /** The WSDL text as loaded. */
@@ -154,6 +166,32 @@ export interface LoadContractOptions {
    * @default {}
    */
   schemaLocations?: Readonly<Record<string, string>>;
+  /**
+   * `false` loads a contract despite the defects a receiver can still serve unambiguously (an
+   * `xs:import` whose namespace is not the imported schema's, a type, element or message named but
+   * not declared, a binding operation its port type lacks, ...; README: Real-world contracts):
+   * each is logged once through `logger` and listed in {@link Contract.defects} with its file,
+   * line and what was assumed, and messages are validated against that. What would leave the
+   * receiver to choose between two meanings, or be unsafe (a document that is not
+   * namespace-well-formed, a DTD, an import outside `importRoot`, a remote location without a
+   * local copy), is refused either way.
+   * @default true (every defect refused, naming it)
+   */
+  strict?: boolean;
+  /**
+   * Where a tolerant load logs each defect it passes over, one `warn(obj, msg)` line each (`error`
+   * when the logger has no `warn`); pino fits.
+   * @default fallbackLogger of @svc/errors (a JSON line on stderr)
+   */
+  logger?: DefectLogger;
+}
+
+/** A logger the defects of a tolerant load are written to: `warn` (or `error`) as pino's. */
+export interface DefectLogger {
+  /** Called once per defect, when present. */
+  warn?(obj: object, msg?: string): void;
+  /** Called once per defect when there is no `warn`. */
+  error(obj: object, msg?: string): void;
 }
 
 /** The WSDL document as read: its text, parsed root and where relative imports resolve from. */
@@ -175,6 +213,8 @@ export interface WsdlDocument {
   remote: RemoteCopies;
   /** Where its documents are read: the file system, or `contract.documents`. */
   tree: DocumentTree;
+  /** Whether the load refuses each defect or passes over it (`strict`), and those it passed. */
+  tolerance: Tolerance;
 }
 
 /** The local copies read for documents imported by URL, as they are served. */
@@ -242,6 +282,47 @@ export function qname(node: ParsedElement, attr: string): string {
       `wsdl:${node.localName} "${node.attributes.name ?? ""}": ${attr} is missing or its prefix is undeclared`,
     );
   return clark(q.namespace, q.localName);
+}
+
+/**
+ * The Clark name of the QName in `node`'s `attr` that names one of `declared` (WSDL 1.1 §2.1). A
+ * tolerant load reads a QName that names none of them, or whose prefix is not declared, as the one
+ * declared name of the same local name: with none or several, nothing says which was meant, and
+ * the load is refused as a strict one is (`refused(name, near)` says why).
+ */
+export function byLocalName(
+  node: ParsedElement,
+  attr: string,
+  declared: Iterable<string>,
+  tolerance: Tolerance,
+  location: string,
+  refused: (name: string, near: string[]) => string,
+): string {
+  const raw = node.attributes[attr] ?? "";
+  let name: string;
+  let problem: string | undefined;
+  const names = [...declared];
+  try {
+    name = location === "" ? qname(node, attr) : located(location, () => qname(node, attr));
+  } catch (err) {
+    if (tolerance.strict || !(err instanceof SchemaCompileError) || raw === "") throw err;
+    name = raw.slice(raw.indexOf(":") + 1);
+    problem = err.problems[0] as string;
+  }
+  if (problem === undefined && names.includes(name)) return name;
+  const local = name.slice(name.indexOf("}") + 1);
+  const near = names.filter((k) => k.endsWith(`}${local}`) || k === local);
+  problem ??= refused(name, near);
+  if (near.length !== 1) throw new SchemaCompileError(problem);
+  const found = near[0] as string;
+  tolerance.pass(
+    "wsdl-name",
+    problem,
+    `${attr}="${raw}" names the one declared of that local name, ${found}`,
+    node,
+    location,
+  );
+  return found;
 }
 
 /** A `wsdl:binding` this node may serve: its SOAP version and the namespace of its extension elements. */

@@ -1,12 +1,29 @@
-import { escapeXml } from "@svc/errors";
-import { ABSOLUTE_URI, checkLongAs, checkObject, checkSchemaLocations, optionError } from "../options.js";
-import { compileSchemas, SchemaCompileError } from "../xsd/schema.js";
+import { escapeXml, fallbackLogger } from "@svc/errors";
+import {
+  ABSOLUTE_URI,
+  checkLongAs,
+  checkObject,
+  checkSchemaLocations,
+  checkStrict,
+  hasMembers,
+  optionError,
+} from "../options.js";
+import {
+  type ContractDefect,
+  compileContractSchemas,
+  type ExpectedGlobal,
+  SchemaCompileError,
+  Tolerance,
+} from "../xsd/schema.js";
 import { DeclaredElements } from "./body-shape.js";
 import {
   type Binding,
   type Contract,
   type ContractOperation,
+  type DefectLogger,
+  type Definitions,
   type LoadContractOptions,
+  qname,
   type RemoteCopies,
   type SoapVersion,
   wsdlChildren,
@@ -34,9 +51,11 @@ import {
 } from "./wsdl-documents.js";
 import { readMessages } from "./wsdl-messages.js";
 
+export type { ContractDefect, DefectClass } from "../xsd/schema.js";
 export {
   type Contract,
   type ContractOperation,
+  type DefectLogger,
   type LoadContractOptions,
   SOAP_ENCODINGS,
   type SoapVersion,
@@ -64,7 +83,24 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   if (typeof wsdl !== "string" || wsdl.trim() === "") {
     throw optionError("wsdl", wsdl, "the path of a WSDL 1.1 file or its text", "loadContract: wsdl");
   }
-  checkObject(options, "options", ["documents", "baseDir", "longAs", "importRoot", "schemaLocations"]);
+  checkObject(options, "options", [
+    "documents",
+    "baseDir",
+    "longAs",
+    "importRoot",
+    "schemaLocations",
+    "strict",
+    "logger",
+  ]);
+  checkStrict(options.strict, "strict", "loadContract: strict");
+  if (options.logger !== undefined && !hasMembers(options.logger, { error: "function" }))
+    throw optionError(
+      "logger",
+      options.logger,
+      "an object with an error(obj, msg) method (and warn(obj, msg), used when present)",
+      "loadContract: logger",
+    );
+  const tolerance = new Tolerance(options.strict !== false);
   const documents =
     options.documents === undefined
       ? undefined
@@ -84,7 +120,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     "schemaLocations",
     "loadContract: schemaLocations",
   );
-  const doc = readWsdl(wsdl, options, schemaLocations, documents);
+  const doc = readWsdl(wsdl, options, schemaLocations, documents, tolerance);
   // Every blocker at once, the binding first: a team learns from one start-up whether the
   // contract's binding is one this node serves before it reads about its types.
   const problems: string[] = [];
@@ -100,14 +136,14 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   // Its problems name their document: the WSDL, or the imported file.
   const imported = collect(() => importDefinitions(doc), "");
   const defs = imported?.definitions ?? [mainDefinitions(doc)];
-  const found = collect(() => findBindings(defs), "");
+  const found = collect(() => findBindings(defs, tolerance), "");
   // The binding's problems, per version, before any type is read.
   const served: { version: SoapVersion; binding: Binding; problems: string[] }[] = [];
   for (const binding of found ?? []) {
     const before = problems.length;
     const portType = collect(() => {
       bindingStyle(binding);
-      return findPortType(defs, binding.element);
+      return findPortType(defs, binding.element, tolerance);
     });
     const bops = wsdlChildren(binding.element, "operation");
     for (const bop of bops) collect(() => checkBindingOperation(bop, binding));
@@ -122,13 +158,9 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   const bindings = usable.length > 0 ? usable : served;
   for (const b of bindings) problems.push(...b.problems);
   const loaded = collect(() => loadSchemaSources(doc, defs, imported?.schemas ?? []), "");
-  const schema =
-    loaded &&
-    collect(
-      () => compileSchemas(loaded.sources, options.longAs === undefined ? {} : { longAs: options.longAs }),
-      "",
-    );
-  const messages = schema && readMessages(defs, schema, collect);
+  const load = { tolerance, expected: tolerance.strict ? [] : partElements(defs) };
+  const schema = loaded && collect(() => compileContractSchemas(loaded.sources, options.longAs, load), "");
+  const messages = schema && readMessages(defs, schema, collect, tolerance);
   const byVersion: Partial<Record<SoapVersion, ContractOperation[]>> = {};
   const declared = new DeclaredElements();
   const notServed: { operation: string; reason: string }[] = [];
@@ -138,7 +170,9 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       if (!portType) continue;
       const operations: ContractOperation[] = [];
       for (const bop of binding.operations) {
-        const op = collect(() => readOperation(bop, portType, messages, binding, schema, declared));
+        const op = collect(() =>
+          readOperation(bop, portType, messages, binding, schema, declared, tolerance),
+        );
         if (op && "reason" in op) {
           if (!notServed.some((n) => n.operation === op.operation)) notServed.push(op);
         } else if (op) operations.push(op);
@@ -153,14 +187,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   const extra = declared.sources(doc.limits);
   const compiled =
     schema && loaded && extra.length > 0 && problems.length === 0
-      ? collect(
-          () =>
-            compileSchemas(
-              [...loaded.sources, ...extra],
-              options.longAs === undefined ? {} : { longAs: options.longAs },
-            ),
-          "",
-        )
+      ? collect(() => compileContractSchemas([...loaded.sources, ...extra], options.longAs, load), "")
       : schema;
   // Imported WSDLs are served next to the schemas, their locations rewritten as theirs are.
   for (const [path, text] of imported?.files ?? []) loaded?.schemaFiles.set(path, text);
@@ -172,9 +199,11 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       problems,
     );
   }
+  logDefects(tolerance.defects, options.logger ?? fallbackLogger);
   return {
     targetNamespace: doc.tns,
     operations,
+    defects: tolerance.defects,
     versions: SOAP_VERSIONS.filter((v) => byVersion[v] !== undefined),
     notServed,
     bindings: byVersion,
@@ -183,6 +212,50 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     schemaFiles: loaded.schemaFiles,
     render: renderer(doc.wsdlText, loaded.schemaFiles, doc.remote),
   };
+}
+
+/**
+ * The elements the WSDL's message parts name (WSDL 1.1 §2.3), for the stand-ins a tolerant load
+ * declares when no schema does; a name whose prefix is not declared is left to readMessages.
+ */
+function partElements(defs: readonly Definitions[]): ExpectedGlobal[] {
+  const out: ExpectedGlobal[] = [];
+  for (const { root } of defs) {
+    for (const m of wsdlChildren(root, "message")) {
+      for (const part of wsdlChildren(m, "part")) {
+        if (part.attributes.element === undefined || part.attributes.type !== undefined) continue;
+        let name: string;
+        try {
+          name = qname(part, "element");
+        } catch {
+          continue;
+        }
+        out.push({
+          kind: "element",
+          name,
+          node: part,
+          problem: `wsdl:message "${m.attributes.name ?? ""}": element ${name} is not declared`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Each defect a tolerant load passed over, one line each through the logger's `warn` (else `error`). */
+function logDefects(defects: readonly ContractDefect[], logger: DefectLogger): void {
+  for (const defect of defects) {
+    const entry = {
+      defect: defect.class,
+      file: defect.file,
+      line: defect.line,
+      problem: defect.problem,
+      assumed: defect.assumed,
+    };
+    const message = `@svc/soap-envelope: the contract's defect is passed over (strict: false): ${defect.assumed}`;
+    if (typeof logger.warn === "function") logger.warn(entry, message);
+    else logger.error(entry, message);
+  }
 }
 
 /** {@link Contract.render}: the WSDL or an imported XSD with its locations pointing at the endpoint. */

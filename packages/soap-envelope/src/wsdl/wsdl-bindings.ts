@@ -1,13 +1,13 @@
 import { clark, type ParsedElement } from "../xml/reader.js";
-import { type CompiledSchema, SchemaCompileError } from "../xsd/schema.js";
+import { type CompiledSchema, SchemaCompileError, Tolerance } from "../xsd/schema.js";
 import { bodyShape, type DeclaredElements } from "./body-shape.js";
 import {
+  byLocalName,
   type ContractOperation,
   type Definitions,
   type FoundBinding,
   HTTP_TRANSPORTS,
   lineOf,
-  located,
   type Messages,
   qname,
   SOAP_ENCODINGS,
@@ -26,7 +26,11 @@ export const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
  * bound with SOAP 1.1 (`soap:binding`, WSDL 1.1 §3.3), 1.2 first: the ones this node implements.
  * A binding over another transport (SOAP over TCP, JMS) is not this node's.
  */
-export function findBindings(defs: readonly Definitions[]): FoundBinding[] {
+export function findBindings(
+  defs: readonly Definitions[],
+  // A contract already loaded reads its bindings again as it was loaded: its defects were said then.
+  tolerance: Tolerance = new Tolerance(false),
+): FoundBinding[] {
   const bindings = new Map<string, { element: ParsedElement; text: string }>();
   for (const { root, tns, text } of defs) {
     for (const b of wsdlChildren(root, "binding"))
@@ -38,17 +42,7 @@ export function findBindings(defs: readonly Definitions[]): FoundBinding[] {
     for (const service of wsdlChildren(def.root, "service")) {
       for (const port of wsdlChildren(service, "port")) {
         // Named with the document the port is in: the WSDL's own, or one it imports.
-        const name = located(def.location, () => qname(port, "binding"));
-        const declared = bindings.get(name);
-        if (!declared) {
-          // A QName resolves in its scope (WSDL 1.1 §2.1): an unprefixed one takes the default
-          // namespace, often WSDL's own, not the target namespace the binding is named in.
-          const local = name.slice(name.indexOf("}") + 1);
-          const near = [...bindings.keys()].filter((k) => k.endsWith(`}${local}`));
-          throw new SchemaCompileError(
-            `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`,
-          );
-        }
+        const declared = portBinding(def, port, bindings, tolerance);
         const b = declared.element;
         const soapBinding = b.children.find(
           (c) =>
@@ -88,6 +82,28 @@ export function findBindings(defs: readonly Definitions[]): FoundBinding[] {
     );
   }
   return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);
+}
+
+/**
+ * The binding a port names. A QName resolves in its scope (WSDL 1.1 §2.1): an unprefixed one takes
+ * the default namespace, often WSDL's own, not the target namespace the binding is named in.
+ */
+function portBinding(
+  def: Definitions,
+  port: ParsedElement,
+  bindings: ReadonlyMap<string, { element: ParsedElement; text: string }>,
+  tolerance: Tolerance,
+): { element: ParsedElement; text: string } {
+  const name = byLocalName(
+    port,
+    "binding",
+    bindings.keys(),
+    tolerance,
+    def.location,
+    (name, near) =>
+      `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`,
+  );
+  return bindings.get(name) as { element: ParsedElement; text: string };
 }
 
 /**
@@ -131,14 +147,24 @@ export function handledOperations(
 }
 
 /** The port type the binding's `type` names. */
-export function findPortType(defs: readonly Definitions[], binding: ParsedElement): ParsedElement {
+export function findPortType(
+  defs: readonly Definitions[],
+  binding: ParsedElement,
+  tolerance: Tolerance = new Tolerance(false),
+): ParsedElement {
   const portTypes = new Map<string, ParsedElement>();
   for (const { root, tns } of defs) {
     for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
   }
-  const portType = portTypes.get(qname(binding, "type"));
-  if (!portType) throw new SchemaCompileError("the binding's port type is not declared");
-  return portType;
+  const name = byLocalName(
+    binding,
+    "type",
+    portTypes.keys(),
+    tolerance,
+    "",
+    () => "the binding's port type is not declared",
+  );
+  return portTypes.get(name) as ParsedElement;
 }
 
 /** One binding operation joined with its port type operation. */
@@ -149,13 +175,37 @@ export function readOperation(
   binding: FoundBinding,
   schema: CompiledSchema,
   declared: DeclaredElements,
+  tolerance: Tolerance,
 ): ContractOperation | { operation: string; reason: string } {
   const name = bop.attributes.name ?? "";
   const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
-  if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
+  if (!op) {
+    const reason = "the binding operation is not in the port type: no message is declared for it";
+    tolerance.pass(
+      "operation-not-in-port-type",
+      `binding operation "${name}" is not in the port type`,
+      `operation "${name}" is not served (${reason})`,
+      bop,
+    );
+    return { operation: name, reason };
+  }
+  // WSDL 1.1 §2.4: the messages an operation exchanges; one no wsdl:message declares leaves the
+  // operation without a Body to read or write, so a tolerant load serves the others.
+  for (const io of [...wsdlChildren(op, "input"), ...wsdlChildren(op, "output")]) {
+    const message = io.attributes.message === undefined ? undefined : qname(io, "message");
+    if (message === undefined || messages.has(message)) continue;
+    const reason = `its ${io.localName} message ${message} is not declared`;
+    tolerance.pass(
+      "undeclared-message",
+      `message ${message} is not declared`,
+      `operation "${name}" is not served (${reason})`,
+      io,
+    );
+    return { operation: name, reason };
+  }
   const soapOp = bop.children.find((c) => c.namespace === binding.ns && c.localName === "operation");
   const style = (soapOp?.attributes.style ?? bindingStyle(binding)) as "document" | "rpc";
-  const headers = readInputHeaders(bop, name, messages, binding);
+  const headers = readInputHeaders(bop, name, messages, binding, tolerance);
   const input = wsdlChildren(op, "input")[0];
   const output = wsdlChildren(op, "output")[0];
   // WSDL 1.1 §2.4.3, §2.4.4: an output first (alone, or then an input) is a message the
@@ -172,9 +222,21 @@ export function readOperation(
     };
   }
   const faults: Record<string, string> = {};
-  for (const f of wsdlChildren(op, "fault"))
+  for (const f of wsdlChildren(op, "fault")) {
+    const message = f.attributes.message === undefined ? undefined : qname(f, "message");
+    if (message !== undefined && !messages.has(message)) {
+      // A fault is what the handler may answer: without its message, the operation has one fewer.
+      tolerance.pass(
+        "undeclared-message",
+        `message ${message} is not declared`,
+        `fault "${f.attributes.name ?? ""}" of operation "${name}" is left out (a handler's answer with it is not written)`,
+        f,
+      );
+      continue;
+    }
     faults[f.attributes.name ?? ""] = faultElement(f, name, messages);
-  const shape = { operation: name, style, binding, messages, schema, declared };
+  }
+  const shape = { operation: name, style, binding, messages, schema, declared, tolerance };
   const inputBody = bodyShape(bop, input, "input", shape);
   const outputBody = output ? bodyShape(bop, output, "output", shape) : undefined;
   const encoded = bop.children.some((io) =>

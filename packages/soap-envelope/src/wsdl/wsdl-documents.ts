@@ -4,7 +4,7 @@ import { host } from "../platform/host.js";
 import type { DocumentTree } from "../platform/host-types.js";
 import { type ParsedElement, parseXmlDocument, resolveLimits, XmlError } from "../xml/reader.js";
 import { builtinSchemaText } from "../xsd/builtin-docs.js";
-import { SchemaCompileError, type SchemaSource, XS_NS } from "../xsd/schema.js";
+import { SchemaCompileError, type SchemaSource, type Tolerance, XS_NS } from "../xsd/schema.js";
 import {
   type Definitions,
   type LoadContractOptions,
@@ -25,6 +25,7 @@ export function readWsdl(
   options: LoadContractOptions,
   schemaLocations: ReadonlyMap<string, string>,
   given: DocumentTree | undefined,
+  tolerance: Tolerance,
 ): WsdlDocument {
   const limits = resolveLimits({
     maxBytes: 16 * 1024 * 1024,
@@ -62,6 +63,7 @@ export function readWsdl(
     );
   }
   const root = parse(wsdlText, location, limits);
+  tolerance.document(root, wsdlText, location);
   if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
     throw new SchemaCompileError(
       `${location}: the document element must be wsdl:definitions (WSDL 1.1), not {${root.namespace}}${root.localName}`,
@@ -89,6 +91,7 @@ export function readWsdl(
     schemaLocations: new Map([...schemaLocations].map(([url, file]) => [url, tree.resolve(file)])),
     tree,
     remote: { served: new Map(), urls: new Map() },
+    tolerance,
   };
 }
 
@@ -113,7 +116,7 @@ export function loadSchemaSources(
       // A document included into two namespaces is two sets of components (Part 1 §4.2.1).
       const key = included ? `${file}\n${tns}` : file;
       if (seen.has(key)) {
-        if (!included) checkImportedNamespace(child, namespaces.get(file), location);
+        if (!included) checkImportedNamespace(child, namespaces.get(file), location, doc.tolerance);
         continue;
       }
       seen.add(key);
@@ -127,8 +130,10 @@ export function loadSchemaSources(
         );
       }
       const imported = parse(text, rel, doc.limits);
+      doc.tolerance.document(imported, text, rel);
       namespaces.set(file, imported.attributes.targetNamespace);
-      if (!included) checkImportedNamespace(child, imported.attributes.targetNamespace, location);
+      if (!included)
+        checkImportedNamespace(child, imported.attributes.targetNamespace, location, doc.tolerance);
       schemaFiles.set(servedPath(doc.tree, rel), text);
       if (found.url !== undefined) remember(doc.remote, found.url, servedPath(doc.tree, rel));
       sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
@@ -167,16 +172,28 @@ export function loadSchemaSources(
  * §4.2.3, Import Constraints and Semantics, clause 3.1): a client reading the served schemas
  * refuses a mismatch (zeep does), so the contract is refused here rather than served. An import
  * without `namespace` of a document that has one (clause 3.2) is taken, as node-soap and zeep
- * take it: the document's own targetNamespace names its components.
+ * take it: the document's own targetNamespace names its components. A tolerant load takes a
+ * mismatch the same way: the document's targetNamespace is the one thing its components can be
+ * named in, whatever the import says.
  * @see https://www.w3.org/TR/xmlschema-1/#src-import
  */
-function checkImportedNamespace(child: ParsedElement, targetNamespace: string | undefined, location: string) {
+function checkImportedNamespace(
+  child: ParsedElement,
+  targetNamespace: string | undefined,
+  location: string,
+  tolerance: Tolerance,
+) {
   const expected = child.attributes.namespace;
   if (expected === undefined || expected === targetNamespace) return;
   const has =
     targetNamespace === undefined ? "has no targetNamespace" : `has targetNamespace="${targetNamespace}"`;
-  throw new SchemaCompileError(
-    `${location}: xs:import namespace="${expected}" names schemaLocation="${child.attributes.schemaLocation}", which ${has} (XML Schema Part 1 §4.2.3: the two must be the same)`,
+  const named = child.attributes.schemaLocation;
+  tolerance.pass(
+    "import-namespace",
+    `${location}: xs:import namespace="${expected}" names schemaLocation="${named}", which ${has} (XML Schema Part 1 §4.2.3: the two must be the same)`,
+    `the components of ${named} are in its own ${targetNamespace === undefined ? "no namespace" : `targetNamespace "${targetNamespace}"`}; namespace="${expected}" is ignored`,
+    child,
+    location,
   );
 }
 
@@ -237,6 +254,7 @@ export function importDefinitions(doc: WsdlDocument): {
       let root: ParsedElement;
       try {
         root = parse(text, rel, doc.limits);
+        doc.tolerance.document(root, text, rel);
       } catch (err) {
         // Said with the types (loadSchemaSources), after the binding's problems, as for an XSD.
         if (!(err instanceof SchemaCompileError)) throw err;
@@ -279,16 +297,26 @@ function importedFile(
 ): Located | undefined {
   if (child.namespace !== XS_NS || (child.localName !== "import" && child.localName !== "include"))
     return undefined;
-  const loc = child.attributes.schemaLocation;
+  let loc = child.attributes.schemaLocation;
   if (loc === undefined) {
     // An import by namespace alone: the schema compiler resolves it (a sibling schema, or one
     // it knows), xsd/schema-documents.ts.
     if (child.localName === "import") return undefined;
     // Part 1 §4.2.1: schemaLocation is required on xs:include; no other attribute names the file.
     const named = Object.keys(child.attributes).filter((k) => k !== "id" && !k.startsWith("{"));
-    throw new SchemaCompileError(
-      `${location}: xs:include without schemaLocation cannot be resolved (XML Schema Part 1 §4.2.1 requires it${named.length > 0 ? `; ${named.map((k) => `${k}=`).join(", ")} is not an attribute of xs:include` : ""})`,
+    const problem = `${location}: xs:include without schemaLocation cannot be resolved (XML Schema Part 1 §4.2.1 requires it${named.length > 0 ? `; ${named.map((k) => `${k}=`).join(", ")} is not an attribute of xs:include` : ""})`;
+    // WSDL's own imports name their document with location= (WSDL 1.1 §2.1.1): an include with
+    // that attribute alone names one document, and a tolerant load reads it.
+    const written = child.attributes.location;
+    if (written === undefined || written === "") throw new SchemaCompileError(problem);
+    doc.tolerance.pass(
+      "include-location",
+      problem,
+      `location="${written}" is read as schemaLocation`,
+      child,
+      location,
     );
+    loc = written;
   }
   if (ABSOLUTE_URI.test(loc)) {
     // A namespace every SOAP toolkit knows (SOAP-ENC, xml:) is built in: its remote copy is not needed.

@@ -1,7 +1,14 @@
 import { clark, type ParsedElement } from "../xml/reader.js";
 import { isBuiltin } from "../xsd/builtins.js";
-import { type CompiledSchema, SchemaCompileError, schemaComponents, XS_NS } from "../xsd/schema.js";
 import {
+  type CompiledSchema,
+  SchemaCompileError,
+  schemaComponents,
+  type Tolerance,
+  XS_NS,
+} from "../xsd/schema.js";
+import {
+  byLocalName,
   type Definitions,
   type FoundBinding,
   type Messages,
@@ -17,6 +24,7 @@ export function readMessages(
   defs: readonly Definitions[],
   schema: CompiledSchema,
   collect: <T>(step: () => T, prefix?: string) => T | undefined,
+  tolerance: Tolerance,
 ): Messages {
   const messages = new Map<string, { name: string; parts: Part[] } | null>();
   const types = schemaComponents(schema)?.types;
@@ -26,7 +34,7 @@ export function readMessages(
   for (const { root, tns, location } of defs) {
     for (const m of wsdlChildren(root, "message")) {
       messages.set(clark(tns, m.attributes.name ?? ""), null);
-      collect(() => readMessage(m, tns, schema, hasType, messages), `${location}: `);
+      collect(() => readMessage(m, tns, schema, hasType, messages, tolerance), `${location}: `);
     }
   }
   return messages;
@@ -38,6 +46,7 @@ function readMessage(
   schema: CompiledSchema,
   hasType: (name: string) => boolean,
   messages: Map<string, { name: string; parts: Part[] } | null>,
+  tolerance: Tolerance,
 ): void {
   const name = m.attributes.name ?? "";
   const parts: Part[] = [];
@@ -55,7 +64,17 @@ function readMessage(
     }
     names.add(partName);
     if (element !== undefined) {
-      const el = qname(part, "element");
+      // A tolerant load declared a stand-in for a resolved name no schema declares (xsd/stand-ins.ts).
+      const el = tolerance.strict
+        ? qname(part, "element")
+        : byLocalName(
+            part,
+            "element",
+            schema.elementNames,
+            tolerance,
+            "",
+            () => `wsdl:part "${partName}": element is missing or its prefix is undeclared`,
+          );
       if (!schema.hasElement(el))
         throw new SchemaCompileError(`wsdl:message "${name}": element ${el} is not declared`);
       parts.push({ name: partName, element: el });
@@ -109,30 +128,46 @@ export function readInputHeaders(
   name: string,
   messages: Messages,
   binding: FoundBinding,
+  tolerance: Tolerance,
 ): string[] {
   const headers: string[] = [];
   for (const io of bop.children) {
     for (const header of io.children) {
       if (header.namespace !== binding.ns || header.localName !== "header") continue;
-      const element = declaredPart(header, name, messages, binding.prefix);
+      const element = declaredPart(header, name, messages, binding.prefix, tolerance);
       for (const fault of headerFaults(header, binding.ns))
-        declaredPart(fault, name, messages, binding.prefix);
-      if (io.namespace === WSDL_NS && io.localName === "input") headers.push(element);
+        declaredPart(fault, name, messages, binding.prefix, tolerance);
+      if (element !== undefined && io.namespace === WSDL_NS && io.localName === "input")
+        headers.push(element);
     }
   }
   return headers;
 }
 
-/** The element of the message part a header or headerfault names (WSDL 1.1 §3.7). */
-function declaredPart(node: ParsedElement, operation: string, messages: Messages, prefix: string): string {
+/**
+ * The element of the message part a header or headerfault names (WSDL 1.1 §3.7). A tolerant load
+ * leaves out a header whose part is not declared: the block is then one the contract does not
+ * declare, which a client may still send (and `mustUnderstand` decides as for any other).
+ */
+function declaredPart(
+  node: ParsedElement,
+  operation: string,
+  messages: Messages,
+  prefix: string,
+  tolerance: Tolerance,
+): string | undefined {
   const messageName = qname(node, "message");
   const declared = messages.get(messageName);
   if (declared === null) throw REPORTED;
   const part = declared?.parts.find((p) => p.name === node.attributes.part);
   if (!part) {
-    throw new SchemaCompileError(
+    tolerance.pass(
+      "undeclared-header-part",
       `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+      `the ${prefix}:${node.localName} is left out: operation "${operation}" declares no such header block`,
+      node,
     );
+    return undefined;
   }
   // A type= part's block is named after the part, unqualified, as a document-style Body's part is.
   return part.element ?? part.name;

@@ -11,6 +11,7 @@ import {
 } from "./compile-context.js";
 import { complexType } from "./complex-types.js";
 import { requireName, type SchemaDoc, where } from "./components.js";
+import type { Tolerance } from "./defects.js";
 import { derive, linkDerivations } from "./derivations.js";
 import { elementDecl } from "./element-decls.js";
 import { SchemaCompileError } from "./errors.js";
@@ -27,14 +28,29 @@ import {
 } from "./model.js";
 import { globalGroup } from "./model-groups.js";
 import { checkPropertyNames } from "./property-names.js";
-import { type ComponentKind, resolveReference, unresolvedReferences } from "./references.js";
+import {
+  type ComponentKind,
+  resolveReference,
+  undeclaredPrefixNamespace,
+  unresolvedReferences,
+} from "./references.js";
 import { addBuiltinDocs, collect, type SchemaSource } from "./schema-documents.js";
 import { listType, simpleType } from "./simple-types.js";
+import { type ExpectedGlobal, StandIns } from "./stand-ins.js";
 
 // The schema compiler: one compilation's state, the global components by Clark name, the built-in
 // types, and the order its steps run in. Each kind of component is compiled by a module of its
 // own (element declarations, simple types, complex types and their derivations, model groups,
 // attributes, wildcards), called with the compiler as its CompileContext (xsd/compile-context.ts).
+
+/**
+ * What a contract's loader compiles its schemas with: its {@link Tolerance}, and the elements its
+ * `wsdl:part`s name, which a tolerant load declares stand-ins for when no schema does.
+ */
+export interface ContractLoad {
+  tolerance: Tolerance;
+  expected: readonly ExpectedGlobal[];
+}
 
 /** The global components of a schema set: elements and named types, by Clark name, in document order. */
 export interface SchemaComponents {
@@ -49,8 +65,8 @@ export interface SchemaComponents {
  * unsupported construct anywhere in the contract stops it at start-up.
  * @throws {SchemaCompileError} naming the file and the construct
  */
-export function compileComponents(sources: readonly SchemaSource[]): SchemaComponents {
-  const compiler = new SchemaCompiler(sources);
+export function compileComponents(sources: readonly SchemaSource[], load?: ContractLoad): SchemaComponents {
+  const compiler = new SchemaCompiler(sources, load);
   return { elements: compiler.globalElements(), types: compiler.globalTypes() };
 }
 
@@ -76,7 +92,11 @@ class SchemaCompiler implements CompileContext {
   /** Elements with a default or fixed value, checked once every type is complete. */
   readonly constrained: { decl: ElementDecl; at: string }[] = [];
 
-  constructor(sources: readonly SchemaSource[]) {
+  /** Whether a QName with an undeclared prefix names its stand-in (a tolerant load). */
+  private readonly tolerant: boolean;
+
+  constructor(sources: readonly SchemaSource[], load?: ContractLoad) {
+    this.tolerant = load !== undefined && !load.tolerance.strict;
     this.registry = {
       element: (name) => this.elementDefs.get(name)?.compiled,
       type: (name) => {
@@ -90,12 +110,19 @@ class SchemaCompiler implements CompileContext {
         return this.typeDefs.get(name)?.compiled;
       },
     };
-    const docs = sources.map((source) => collect(this, source));
-    addBuiltinDocs(this, docs);
+    const docs = sources.map((source) => collect(this, source, load?.tolerance));
+    addBuiltinDocs(this, docs, load?.tolerance);
+    const standIns = this.tolerant && load ? new StandIns(load.tolerance) : undefined;
+    if (standIns && load) {
+      for (const global of load.expected)
+        if (!this.elementDefs.has(global.name)) standIns.expected(global, sources[0]?.location ?? "");
+    }
     const missing = unresolvedReferences(
       docs.map((d) => d.doc),
       (kind, name) => this.declares(kind, name),
+      standIns && ((ref) => standIns.reference(ref)),
     );
+    for (const source of standIns?.sources() ?? []) collect(this, source);
     if (missing.length > 0) {
       throw new SchemaCompileError(
         missing.length === 1
@@ -229,6 +256,8 @@ class SchemaCompiler implements CompileContext {
 
   qnameOf(node: ParsedElement, attr: string, doc: SchemaDoc, raw = node.attributes[attr] ?? ""): string {
     const q = resolveReference(raw, node, doc);
+    // A tolerant load declared a stand-in for the name (xsd/stand-ins.ts).
+    if (!q && this.tolerant) return clark(undeclaredPrefixNamespace(raw), raw.slice(raw.indexOf(":") + 1));
     if (!q) throw new SchemaCompileError(`${where(node, doc)}: prefix of "${raw}" is not declared`);
     return clark(q.namespace, q.localName);
   }

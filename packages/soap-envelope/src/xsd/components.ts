@@ -31,7 +31,7 @@ export function where(node: XmlElement, doc: SchemaDoc): string {
  * The elements of the XML Schema 1.0 namespace (Part 1 §3, Part 2 §4.3): a name in that namespace
  * outside this list is no construct at all, whatever the compiler supports.
  */
-const XS_ELEMENTS: readonly string[] = [
+export const XS_ELEMENTS: readonly string[] = [
   "all",
   "annotation",
   "any",

@@ -37,32 +37,59 @@ export function resolveReference(
   return q.namespace === "" && doc.chameleon ? { ...q, namespace: doc.targetNamespace } : q;
 }
 
+/** A reference that names nothing declared, as {@link unresolvedReferences} finds it. */
+export interface UnresolvedReference {
+  kind: ComponentKind;
+  /** Its Clark name; for an undeclared prefix, in {@link undeclaredPrefixNamespace}. */
+  name: string;
+  node: ParsedElement;
+  /** The element holding `node` (`xs:simpleContent` for an `xs:extension`), undefined at the top. */
+  parent: ParsedElement | undefined;
+  attr: string;
+  doc: SchemaDoc;
+  problem: string;
+  /** Whether the QName's prefix is not declared. */
+  prefixUndeclared: boolean;
+}
+
+/**
+ * The namespace a tolerant load reads a QName with an undeclared prefix in: one no document can
+ * declare components in, so the name refers to the stand-in the load declares for it.
+ */
+export function undeclaredPrefixNamespace(raw: string): string {
+  const colon = raw.indexOf(":");
+  return `urn:svc:soap-envelope:undeclared-prefix:${colon === -1 ? "" : raw.slice(0, colon)}`;
+}
+
 /**
  * The references of `docs` that name nothing declared, each as `file: xs:construct "name": kind
  * {ns}local is not declared` with a hint when a component of another kind, or of the same local
  * name in the document's own namespace, is. `declared(kind, clarkName)` says what the set holds.
- * A prefix that is not declared is left to the compiler, which names it.
+ * A prefix that is not declared is left to the compiler, which names it, unless `tolerate` is
+ * given: then each such reference is handed to it, and those it takes are not problems.
  */
 export function unresolvedReferences(
   docs: readonly SchemaDoc[],
   declared: (kind: ComponentKind, clarkName: string) => boolean,
+  tolerate?: (ref: UnresolvedReference) => boolean,
 ): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const doc of docs) {
     // Iterative: a schema document's depth is the parser's to bound, not the call stack's.
     // Each node with the name of the nearest named component around it, for unnamed constructs.
-    const stack: [ParsedElement, string | undefined][] = [[doc.root, undefined]];
-    const inOrder: [ParsedElement, string | undefined][] = [];
+    type Visit = [ParsedElement, string | undefined, ParsedElement | undefined];
+    const stack: Visit[] = [[doc.root, undefined, undefined]];
+    const inOrder: Visit[] = [];
     while (stack.length > 0) {
-      const [node, owner] = stack.pop() as [ParsedElement, string | undefined];
+      const [node, owner, parent] = stack.pop() as Visit;
       if (node.namespace !== XS_NS || node.localName === "annotation") continue;
-      inOrder.push([node, owner]);
+      inOrder.push([node, owner, parent]);
       const inner = node.attributes.name ?? owner;
       for (let i = node.children.length - 1; i >= 0; i--)
-        stack.push([node.children[i] as ParsedElement, inner]);
+        stack.push([node.children[i] as ParsedElement, inner, node]);
     }
-    for (const [node, owner] of inOrder) {
+    for (const [node, owner, parent] of inOrder) {
       const refs = REFERENCES[node.localName];
       if (refs === undefined) continue;
       for (const [attr, kind] of Object.entries(refs)) {
@@ -71,14 +98,23 @@ export function unresolvedReferences(
         for (const raw of attr === "memberTypes" ? value.split(/[ \t\n\r]+/) : [value]) {
           if (raw === "") continue;
           const q = resolveReference(raw, node, doc);
-          if (q === undefined) continue;
-          const name = clark(q.namespace, q.localName);
-          if (declared(kind, name)) continue;
           const at =
             node.attributes.name === undefined && owner !== undefined
               ? `${where(node, doc)} (in "${owner}")`
               : where(node, doc);
+          if (q === undefined) {
+            if (tolerate === undefined) continue;
+            const local = raw.slice(raw.indexOf(":") + 1);
+            const problem = `${at}: prefix of "${raw}" is not declared`;
+            const name = clark(undeclaredPrefixNamespace(raw), local);
+            const ref = { kind, name, node, parent, attr, doc, problem, prefixUndeclared: true };
+            if (!tolerate(ref)) problems.push(problem);
+            continue;
+          }
+          const name = clark(q.namespace, q.localName);
+          if (declared(kind, name)) continue;
           const problem = `${at}: ${kind} ${name} is not declared${hint(kind, q, raw, doc, declared)}`;
+          if (tolerate?.({ kind, name, node, parent, attr, doc, problem, prefixUndeclared: false })) continue;
           if (!seen.has(problem)) problems.push(problem);
           seen.add(problem);
         }

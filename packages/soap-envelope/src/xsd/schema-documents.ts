@@ -7,8 +7,10 @@ import {
   type SchemaDoc,
   unsupported,
   where,
+  XS_ELEMENTS,
   xsChildren,
 } from "./components.js";
+import type { Tolerance } from "./defects.js";
 import { SchemaCompileError } from "./errors.js";
 import { XS_NS } from "./model.js";
 
@@ -35,8 +37,9 @@ export interface CollectedDoc {
 }
 
 /** Reads `source`'s top level: its defaults, and each global component's definition, by Clark name. */
-export function collect(ctx: CompileContext, source: SchemaSource): CollectedDoc {
+export function collect(ctx: CompileContext, source: SchemaSource, tolerance?: Tolerance): CollectedDoc {
   const root = source.root;
+  if (tolerance !== undefined && !tolerance.strict) correctCase(root, source.location, tolerance);
   if (root.namespace !== XS_NS || root.localName !== "schema") {
     throw new SchemaCompileError(`${source.location}: the document element is not xs:schema`);
   }
@@ -53,18 +56,27 @@ export function collect(ctx: CompileContext, source: SchemaSource): CollectedDoc
   const into = source.includedInto;
   // Part 1 §4.2.1 (src-include.2): an included document has the including schema's
   // targetNamespace, or none and takes it.
+  let includedInto = into;
   if (into !== undefined && own !== undefined && own !== into) {
-    throw new SchemaCompileError(
-      `${source.location}: xs:include of a schema whose targetNamespace "${own}" is not "${into}", the including schema's (xs:import brings in another namespace)`,
+    const problem = `${source.location}: xs:include of a schema whose targetNamespace "${own}" is not "${into}", the including schema's (xs:import brings in another namespace)`;
+    if (tolerance === undefined) throw new SchemaCompileError(problem);
+    // Its components can be named only in the namespace the document declares: read as an import.
+    tolerance.pass(
+      "include-namespace",
+      problem,
+      `the included schema is read as an xs:import of "${own}"`,
+      root,
+      source.location,
     );
+    includedInto = undefined;
   }
   const doc: SchemaDoc = {
     root,
     location: source.location,
-    targetNamespace: own ?? into ?? "",
+    targetNamespace: own ?? includedInto ?? "",
     qualifiedElements: root.attributes.elementFormDefault === "qualified",
     qualifiedAttributes: root.attributes.attributeFormDefault === "qualified",
-    chameleon: own === undefined && (into ?? "") !== "",
+    chameleon: own === undefined && (includedInto ?? "") !== "",
   };
   const imports: { node: ParsedElement; ns: string }[] = [];
   for (const child of xsChildren(root, source.location)) {
@@ -109,14 +121,24 @@ export function collect(ctx: CompileContext, source: SchemaSource): CollectedDoc
  * targetNamespace (a sibling in `wsdl:types`), to XML Schema's own namespace, or to a built-in
  * document (xsd/builtin-docs.ts); anything else cannot be found and stops the load.
  */
-export function addBuiltinDocs(ctx: CompileContext, docs: readonly CollectedDoc[]): void {
+export function addBuiltinDocs(
+  ctx: CompileContext,
+  docs: readonly CollectedDoc[],
+  tolerance?: Tolerance,
+): void {
   const declared = new Set(docs.map((d) => d.doc.targetNamespace));
   for (const { doc, imports } of docs) {
     for (const { node, ns } of imports) {
       if (declared.has(ns) || ns === XS_NS) continue;
       if (builtinSchemaText(ns) === undefined) {
-        throw new SchemaCompileError(
-          `${where(node, doc)}: xs:import of namespace "${ns}" has no schemaLocation and no schema of the contract has that targetNamespace`,
+        const problem = `${where(node, doc)}: xs:import of namespace "${ns}" has no schemaLocation and no schema of the contract has that targetNamespace`;
+        if (tolerance === undefined) throw new SchemaCompileError(problem);
+        tolerance.pass(
+          "import-unresolved",
+          problem,
+          `namespace "${ns}" declares nothing: each reference into it is a defect of its own, read as said there`,
+          node,
+          doc.location,
         );
       }
     }
@@ -125,5 +147,35 @@ export function addBuiltinDocs(ctx: CompileContext, docs: readonly CollectedDoc[
     if (declared.has(ns)) continue;
     const root = parseXmlString(builtinSchemaText(ns) as string, resolveLimits({ maxBytes: 1 << 20 }));
     collect(ctx, { root, location: `built-in schema of ${ns}` });
+  }
+}
+
+/**
+ * A tolerant load reads an element of the XML Schema namespace whose name XML Schema does not
+ * define but differs from one it does only in case (`xs:simpletype`) as that one: no other
+ * construct has a name that close, so nothing else could have been meant.
+ */
+function correctCase(root: ParsedElement, location: string, tolerance: Tolerance): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as ParsedElement;
+    if (node.namespace !== XS_NS) continue;
+    if (node.localName === "annotation") continue;
+    if (!XS_ELEMENTS.includes(node.localName)) {
+      const lower = node.localName.toLowerCase();
+      const near = XS_ELEMENTS.filter((name) => name.toLowerCase() === lower);
+      if (near.length === 1) {
+        const context = node.attributes.name ?? "";
+        tolerance.pass(
+          "misspelled-construct",
+          `${location}: xs:${node.localName}${context ? ` "${context}"` : ""} is not an element of XML Schema (names are case-sensitive: xs:${near[0]})`,
+          `xs:${node.localName} is read as xs:${near[0]}`,
+          node,
+          location,
+        );
+        node.localName = near[0] as string;
+      }
+    }
+    stack.push(...node.children);
   }
 }

@@ -1,7 +1,7 @@
 import { checkLongAs, checkObject } from "../options.js";
 import { interned } from "../xml/interned.js";
 import { clark, type XmlElement } from "../xml/reader.js";
-import { compileComponents, type SchemaComponents } from "./compile.js";
+import { type ContractLoad, compileComponents, type SchemaComponents } from "./compile.js";
 import { Decoders } from "./decode-compiled.js";
 import { Encoders } from "./encode-compiled.js";
 import { SchemaValidationError } from "./errors.js";
@@ -11,10 +11,13 @@ import type { SchemaSource } from "./schema-documents.js";
 // The schema compiler's entry: compiling is in xsd/compile.ts, validating decoding in
 // schema-decode.ts, encoding in schema-encode.ts, lexical forms and facets in xsd/lexical.ts.
 
+export type { ContractLoad } from "./compile.js";
+export { type ContractDefect, type DefectClass, Tolerance } from "./defects.js";
 export { SchemaCompileError, SchemaValidationError } from "./errors.js";
 export { compareDecimal } from "./lexical.js";
 export { type BuiltinType, type LongRepresentation, XS_NS } from "./model.js";
 export type { SchemaSource } from "./schema-documents.js";
+export type { ExpectedGlobal } from "./stand-ins.js";
 
 /** Options of {@link compileSchemas}. */
 export interface CompileOptions {
@@ -54,6 +57,24 @@ export function compileSchemas(
   return new CompiledSchema(sources, options.longAs ?? "bigint");
 }
 
+/** {@link compileSchemas} for a contract's loader: with its tolerance and what its WSDL names. */
+export function compileContractSchemas(
+  sources: readonly SchemaSource[],
+  longAs: LongRepresentation | undefined,
+  load: ContractLoad,
+): CompiledSchema {
+  // Read by the constructor, which runs synchronously: no other compile can see it.
+  contractLoad = load;
+  try {
+    return new CompiledSchema(sources, longAs ?? "bigint");
+  } finally {
+    contractLoad = undefined;
+  }
+}
+
+/** The load {@link compileContractSchemas} compiles for, while it does. */
+let contractLoad: ContractLoad | undefined;
+
 /** The compiled components behind each schema, for the type generator (not part of the public API). */
 const COMPONENTS = new WeakMap<CompiledSchema, SchemaComponents & { longAs: LongRepresentation }>();
 
@@ -74,7 +95,7 @@ export class CompiledSchema {
 
   constructor(sources: readonly SchemaSource[], longAs: LongRepresentation) {
     this.decoders = new Decoders(longAs);
-    const components = compileComponents(sources);
+    const components = compileComponents(sources, contractLoad);
     this.elements = components.elements;
     for (const [key, decl] of this.elements) {
       if (key !== clark(decl.namespace, decl.localName)) continue;
