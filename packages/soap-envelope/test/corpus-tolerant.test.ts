@@ -80,8 +80,6 @@ const NOT_CALLED: Readonly<Record<string, RegExp>> = {
   "node-soap/binding_document.wsdl": /no request-response operation/,
   "node-soap/missing_message_definition.wsdl": /no request-response operation/,
   "node-soap/strict/npe.wsdl": /no request-response operation/,
-  "node-soap-samples/addPrefix__should_add_namespace_on_output_message/soap.wsdl":
-    /no request-response operation/,
   "node-soap-samples/getAvailability__should_not_fail_without_children/imported.wsdl":
     /no request-response operation/,
 };
@@ -129,11 +127,13 @@ describe("the contracts that load only with strict: false, called in process", (
       expect(received).toEqual([decoded(c.input)]);
       const envelope = parseXmlString(String(response.body), resolveLimits());
       const answer = envelope.children.find((e) => e.localName === "Body")?.children[0];
-      expect(answer && `{${answer.namespace}}${answer.localName}`).toBe(c.operation.output);
+      expect(
+        answer && (answer.namespace ? `{${answer.namespace}}${answer.localName}` : answer.localName),
+      ).toBe(c.operation.output);
       expect(c.contract.schema.decode(answer as NonNullable<typeof answer>)).toEqual(decoded(c.output));
     });
   }
 });
 
 /** How many of the 43 are called: those with a request-response operation the generator can drive. */
-const CALLED = 32;
+const CALLED = 33;

@@ -9,8 +9,8 @@ import {
   type Tolerance,
   XS_NS,
 } from "../xsd/schema.js";
-import { type FoundBinding, type Messages, type Part, qname, wsdlChildren } from "./contract-model.js";
-import { messageParts } from "./wsdl-messages.js";
+import { type FoundBinding, type Messages, type Part, wsdlChildren } from "./contract-model.js";
+import { messageName, messageParts } from "./wsdl-messages.js";
 
 /** What {@link bodyShape} reads an operation's messages with. */
 interface ShapeContext {
@@ -38,7 +38,7 @@ export function bodyShape(
   ctx: ShapeContext,
 ): { element: string; body: string[] } {
   const { operation, binding } = ctx;
-  const message = messageParts(io, ctx.messages);
+  const message = messageParts(io, ctx.messages, ctx.tolerance);
   const bound = wsdlChildren(bop, direction)[0];
   const soapBody = bound?.children.find((c) => c.namespace === binding.ns && c.localName === "body");
   let parts = message.parts;
@@ -62,7 +62,11 @@ export function bodyShape(
     const inHeaders = new Set(
       (bound?.children ?? [])
         .filter((h) => h.namespace === binding.ns && h.localName === "header")
-        .filter((h) => h.attributes.message !== undefined && qname(h, "message") === qname(io, "message"))
+        .filter(
+          (h) =>
+            h.attributes.message !== undefined &&
+            messageName(h, ctx.messages, ctx.tolerance) === messageName(io, ctx.messages, ctx.tolerance),
+        )
         .map((h) => h.attributes.part),
     );
     parts = parts.filter((p) => !inHeaders.has(p.name));

@@ -327,6 +327,21 @@ describe("strict: false: each defect class, passed over once with its file and l
     expect(loaded.contract.operations.map((o) => o.name)).toEqual(["Get"]);
     expect(decode(loaded.contract, req(""))).toEqual({ id: 1 });
   });
+
+  it("wsdl-name: an operation's unprefixed message (WSDL's namespace) names the one message of that local name", () => {
+    const svc = wsdl({ '<input message="tns:In"/>': '<input message="In"/>' });
+    const loaded = tolerated(
+      { "svc.wsdl": svc },
+      /message \{http:\/\/schemas\.xmlsoap\.org\/wsdl\/\}In is not declared/,
+    );
+    const defect = onlyDefect(loaded, {
+      class: "wsdl-name",
+      file: "svc.wsdl",
+      line: lineOf(svc, 'message="In"'),
+    });
+    expect(defect.assumed).toContain("{urn:t}In");
+    expect(loaded.contract.operations[0]?.input).toBe("{urn:t}Req");
+  });
 });
 
 describe("strict: false never tolerates what has two meanings or is unsafe", () => {

@@ -9,7 +9,6 @@ import {
   HTTP_TRANSPORTS,
   lineOf,
   type Messages,
-  qname,
   SOAP_ENCODINGS,
   SOAP11_BINDING_NS,
   SOAP12_BINDING_NS,
@@ -17,7 +16,7 @@ import {
   WSDL_NS,
   wsdlChildren,
 } from "./contract-model.js";
-import { faultElement, headerFaults, readInputHeaders } from "./wsdl-messages.js";
+import { faultElement, headerFaults, messageName, readInputHeaders } from "./wsdl-messages.js";
 
 export const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
 
@@ -192,7 +191,7 @@ export function readOperation(
   // WSDL 1.1 §2.4: the messages an operation exchanges; one no wsdl:message declares leaves the
   // operation without a Body to read or write, so a tolerant load serves the others.
   for (const io of [...wsdlChildren(op, "input"), ...wsdlChildren(op, "output")]) {
-    const message = io.attributes.message === undefined ? undefined : qname(io, "message");
+    const message = io.attributes.message === undefined ? undefined : messageName(io, messages, tolerance);
     if (message === undefined || messages.has(message)) continue;
     const reason = `its ${io.localName} message ${message} is not declared`;
     tolerance.pass(
@@ -223,7 +222,7 @@ export function readOperation(
   }
   const faults: Record<string, string> = {};
   for (const f of wsdlChildren(op, "fault")) {
-    const message = f.attributes.message === undefined ? undefined : qname(f, "message");
+    const message = f.attributes.message === undefined ? undefined : messageName(f, messages, tolerance);
     if (message !== undefined && !messages.has(message)) {
       // A fault is what the handler may answer: without its message, the operation has one fewer.
       tolerance.pass(
@@ -234,7 +233,7 @@ export function readOperation(
       );
       continue;
     }
-    faults[f.attributes.name ?? ""] = faultElement(f, name, messages);
+    faults[f.attributes.name ?? ""] = faultElement(f, name, messages, tolerance);
   }
   const shape = { operation: name, style, binding, messages, schema, declared, tolerance };
   const inputBody = bodyShape(bop, input, "input", shape);

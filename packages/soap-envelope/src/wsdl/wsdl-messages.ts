@@ -87,9 +87,43 @@ function readMessage(
   messages.set(clark(tns, name), { name, parts });
 }
 
+/**
+ * The Clark name of the message `node` names (its `message` attribute). A tolerant load reads a
+ * name no message has, or whose prefix is not declared, as the one message of that local name
+ * (WSDL's default namespace for the target one, say); with none or several, the name as written,
+ * which the caller finds undeclared.
+ */
+export function messageName(node: ParsedElement, messages: Messages, tolerance: Tolerance): string {
+  if (tolerance.strict) return qname(node, "message");
+  let name: string | undefined;
+  try {
+    name = qname(node, "message");
+    if (messages.has(name)) return name;
+  } catch {}
+  const raw = node.attributes.message ?? "";
+  const local = raw.slice(raw.indexOf(":") + 1);
+  const near = [...messages.keys()].filter((k) => k.endsWith(`}${local}`) || k === local);
+  if (near.length === 1) {
+    tolerance.pass(
+      "wsdl-name",
+      name === undefined
+        ? `wsdl:${node.localName} "${node.attributes.name ?? ""}": message is missing or its prefix is undeclared`
+        : `message ${name} is not declared`,
+      `message="${raw}" names the one declared of that local name, ${near[0]}`,
+      node,
+    );
+    return near[0] as string;
+  }
+  return name ?? qname(node, "message");
+}
+
 /** The parts of the message `node` names (its `message` attribute). */
-export function messageParts(node: ParsedElement, messages: Messages): { name: string; parts: Part[] } {
-  const name = qname(node, "message");
+export function messageParts(
+  node: ParsedElement,
+  messages: Messages,
+  tolerance: Tolerance,
+): { name: string; parts: Part[] } {
+  const name = messageName(node, messages, tolerance);
   const declared = messages.get(name);
   if (declared === null) throw REPORTED;
   if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
@@ -100,8 +134,13 @@ export function messageParts(node: ParsedElement, messages: Messages): { name: s
  * The element of a fault's message: WSDL 1.1 §3.6, "the fault message MUST have a single part",
  * written as the fault's detail entry, so an element.
  */
-export function faultElement(node: ParsedElement, operation: string, messages: Messages): string {
-  const { name, parts } = messageParts(node, messages);
+export function faultElement(
+  node: ParsedElement,
+  operation: string,
+  messages: Messages,
+  tolerance: Tolerance,
+): string {
+  const { name, parts } = messageParts(node, messages, tolerance);
   const part = parts[0];
   if (parts.length !== 1 || part?.element === undefined) {
     throw new SchemaCompileError(
@@ -156,14 +195,14 @@ function declaredPart(
   prefix: string,
   tolerance: Tolerance,
 ): string | undefined {
-  const messageName = qname(node, "message");
-  const declared = messages.get(messageName);
+  const named = messageName(node, messages, tolerance);
+  const declared = messages.get(named);
   if (declared === null) throw REPORTED;
   const part = declared?.parts.find((p) => p.name === node.attributes.part);
   if (!part) {
     tolerance.pass(
       "undeclared-header-part",
-      `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+      `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${named}, which is not declared`,
       `the ${prefix}:${node.localName} is left out: operation "${operation}" declares no such header block`,
       node,
     );

@@ -35,8 +35,8 @@ export type DefectClass =
   /** A binding operation its port type lacks. */
   | "operation-not-in-port-type"
   /**
-   * A WSDL QName (a port's binding, a binding's port type, a part's element) naming nothing, or
-   * with an undeclared prefix, where one component of that local name is declared.
+   * A WSDL QName (a port's binding, a binding's port type, a message, a part's element) naming
+   * nothing, or with an undeclared prefix, where one component of that local name is declared.
    */
   | "wsdl-name";
 
