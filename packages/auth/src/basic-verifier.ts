@@ -1,5 +1,6 @@
 import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
 import { ipBucket, type RequestView, requestFacts } from "@svc/kernel";
+import { valueFor } from "@svc/kernel/internal";
 import type { BasicCredentials } from "./basic.js";
 import { randomBytes } from "./bytes.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
@@ -473,18 +474,11 @@ interface KeyState {
 const keyStates = new WeakMap<FailureLimiter, Map<string, KeyState>>();
 
 function stateOf(limiter: FailureLimiter, key: string): KeyState {
-  let byKey = keyStates.get(limiter);
-  if (byKey === undefined) {
-    byKey = new Map();
-    keyStates.set(limiter, byKey);
-  }
-  let state = byKey.get(key);
-  if (state === undefined) {
-    state = { held: 0, reading: 0, version: 0, waiting: [] };
-    byKey.set(key, state);
-  }
-  return state;
+  return valueFor(valueFor(keyStates, limiter, newKeyStates), key, newKeyState);
 }
+
+const newKeyStates = () => new Map<string, KeyState>();
+const newKeyState = (): KeyState => ({ held: 0, reading: 0, version: 0, waiting: [] });
 
 function forgetIfIdle(limiter: FailureLimiter, key: string, state: KeyState): void {
   if (state.held === 0 && state.reading === 0 && state.waiting.length === 0)

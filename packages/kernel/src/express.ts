@@ -18,6 +18,7 @@ import { checkBooleanOption, checkOptionNames } from "./option-error.js";
 import { writeRequestProperty } from "./request-property.js";
 import { type RequestSlot, requestSlot } from "./request-slot.js";
 import type { ApiVersion } from "./steps.js";
+import { valueFor } from "./value-for.js";
 import { writeValue } from "./write.js";
 
 export { asyncRoute, type NextFunction } from "./async-route.js";
@@ -131,15 +132,6 @@ const EXPRESS_DEFAULT_ROUTING = Object.freeze({ caseSensitive: false, strict: fa
  */
 const slots = new WeakMap<Pipeline, RequestSlot<Prepared>>();
 
-function slotOf(pipeline: Pipeline): RequestSlot<Prepared> {
-  let slot = slots.get(pipeline);
-  if (slot === undefined) {
-    slot = requestSlot<Prepared>();
-    slots.set(pipeline, slot);
-  }
-  return slot;
-}
-
 /**
  * Prepares `req` (version, preflight), setting the version's fields on the response, the
  * refusal's included; the refusal is in the result. The decision is in the request's exchange;
@@ -243,7 +235,7 @@ export interface ExpressPipeline {
  */
 export function expressAdapter(pipeline: Pipeline, options?: ExpressAdapterOptions): ExpressPipeline {
   const properties = requestPropertiesOf(options);
-  const slot = slotOf(pipeline);
+  const slot = valueFor(slots, pipeline, () => requestSlot<Prepared>());
   /**
    * The request's preparation by this pipeline, if any: in its exchange (one field read), or, for
    * a request another pipeline prepared first, in this pipeline's slot.

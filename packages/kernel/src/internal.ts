@@ -81,6 +81,7 @@ export { StoreOptions } from "./store.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { resolveUnreadBody, unreadBodyAction } from "./unread-body.js";
 export { utf8Bytes } from "./utf8.js";
+export { type KeyedValues, valueFor } from "./value-for.js";
 export { emitWarning } from "./warning.js";
 export { withinTime } from "./within-time.js";
 export {

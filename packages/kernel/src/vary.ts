@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { BoundedPairMemo } from "./bounded-memo.js";
+import { valueFor } from "./value-for.js";
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 9;
@@ -78,14 +79,11 @@ export function varyStepCount(): number {
  * worked out each time); a list that is garbage takes its values with it.
  */
 const byList = new WeakMap<readonly string[], Map<string, string | null>>();
+const newValues = () => new Map<string, string | null>();
 
 function varyWithList(text: string, fields: readonly string[]): string | undefined {
   if (!Object.isFrozen(fields) || text.length > 1024) return varyWith(text, fields);
-  let known = byList.get(fields);
-  if (known === undefined) {
-    known = new Map();
-    byList.set(fields, known);
-  }
+  const known = valueFor(byList, fields, newValues);
   let value = known.get(text);
   if (value === undefined) {
     value = varyWith(text, fields) ?? null;
