@@ -27,7 +27,16 @@ import {
   wcfHeaders,
   wsa,
 } from "./addressing.js";
-import { CUSTOMER_WSDL, customerHandlers, getCustomer, readFault, silentLogger, TNS } from "./helpers.js";
+import {
+  CUSTOMER_WSDL,
+  customerHandlers,
+  getCustomer,
+  post as httpPost,
+  readFault,
+  silentLogger,
+  TNS,
+} from "./helpers.js";
+import { CA, signWithNodeSoap, startSecuredService, unsigned, WSSE_NS } from "./wsse.js";
 
 const SOAP12 = "application/soap+xml; charset=utf-8";
 const SOAP11 = "text/xml; charset=utf-8";
@@ -481,6 +490,23 @@ describe("WS-Addressing fault details and bounds", () => {
     expect(readFault(toTrade.body as string).reason).toMatch(
       /No operation takes \{http:\/\/quotes.example\/ws\/v1\}Trade/,
     );
+  });
+
+  it("with wsSecurity, the signature is checked before the addressing headers are", async () => {
+    const secured = await startSecuredService({ signature: { trustedCertificates: [CA] } });
+    try {
+      // No wsa:Action, and no signature: the WS-Security fault, not WS-Addressing's.
+      const unsignedMessage = await httpPost(secured.endpoint, unsigned("42", wsa("To", "urn:customers")));
+      expect(readFault(unsignedMessage.text).subcodes).toEqual([`{${WSSE_NS}}InvalidSecurity`]);
+      // Signed: then WS-Addressing's checks run.
+      const signedMessage = await httpPost(
+        secured.endpoint,
+        signWithNodeSoap(unsigned("42", wsa("To", "urn:customers"))),
+      );
+      expect(readFault(signedMessage.text).subcodes).toEqual([`{${WSA}}MessageAddressingHeaderRequired`]);
+    } finally {
+      await secured.close();
+    }
   });
 
   it("addressing must be true or false", () => {

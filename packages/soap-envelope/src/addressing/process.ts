@@ -50,8 +50,8 @@ export function routeByAction(binding: BindingAddressing | undefined, action: st
 }
 
 /**
- * The checks of a message that carries WS-Addressing headers, after the MustUnderstand check,
- * first fault first: a header that could not be read (§6.4.1); no `wsa:Action` (Core §3.1: the
+ * The checks of a message that carries WS-Addressing headers, after the MustUnderstand check
+ * and WS-Security's, first fault first: a header that could not be read (§6.4.1); no `wsa:Action` (Core §3.1: the
  * [action] is required; §6.4.2); an action the `SOAPAction` field or the `action` parameter
  * contradicts (SOAP Binding §4.2; RFC 3902's `action` names the same [action]: ActionMismatch); an
  * action no operation takes (§6.4.4);

@@ -177,6 +177,7 @@ describe("what breaks outside the SOAP processing goes to next()", () => {
     expect(Object.keys(context).sort()).toEqual(
       [
         "action",
+        "addressing",
         "correlationId",
         "headers",
         "http",

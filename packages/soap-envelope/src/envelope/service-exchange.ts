@@ -202,10 +202,6 @@ export async function exchange<M extends SoapRequest>(
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
         checkMustUnderstand(config, head.headers);
         checkHeaderEncodings(config, head.headers);
-        if (wsa !== undefined) checkAddressing(wsa, version, action, byAction, op);
-        else if (config.addressing?.required[version]) {
-          throw headerRequired("Action", "the contract requires WS-Addressing");
-        }
         if (config.wsSecurity) {
           base.security = processSecurity(config.wsSecurity, {
             raw,
@@ -213,6 +209,11 @@ export async function exchange<M extends SoapRequest>(
             blocks: head.headers.map((h) => ({ element: h.element, targeted: isTargeted(h, config.roles) })),
             maxDepth: config.limits.maxDepth,
           });
+        }
+        // WS-Addressing's checks on headers whose signature, when required, has been verified.
+        if (wsa !== undefined) checkAddressing(wsa, version, action, byAction, op);
+        else if (config.addressing?.required[version]) {
+          throw headerRequired("Action", "the contract requires WS-Addressing");
         }
         if (config.authenticate) {
           const own = targetedBlocks(config, head.headers, blocks);

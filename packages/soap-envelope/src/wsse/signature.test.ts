@@ -84,7 +84,8 @@ describe("signatures accepted", () => {
   });
 
   it("a required header block signed (node-soap additionalReferences) → 200, in signature.headers", async () => {
-    const To = `<wsa:To xmlns:wsa="${WSA}">urn:customers</wsa:To>`;
+    // A WS-Addressing 1.0 message (its [action] and, for a reply, its [message id]) whose wsa:To is signed.
+    const To = `<wsa:Action xmlns:wsa="${WSA}">getCustomer</wsa:Action><wsa:MessageID xmlns:wsa="${WSA}">urn:uuid:5</wsa:MessageID><wsa:To xmlns:wsa="${WSA}">urn:customers</wsa:To>`;
     const strict = await startSecuredService({
       signature: { trustedCertificates: [CA], signedParts: ["Body", "Timestamp", `{${WSA}}To`] },
     });
