@@ -195,6 +195,18 @@ describe("strict: false: each defect class, passed over once with its file and l
     expect(() => decode(loaded.contract, req("<code>11</code>"))).toThrow(/code/);
   });
 
+  it("global-occurrence: minOccurs on a global element is left out; references say how often it occurs", () => {
+    const svc = wsdl({
+      "<!--globals-->": `<xs:element name="Note" type="xs:string" minOccurs="0"/>`,
+      "<!--members-->": `<xs:element ref="tns:Note"/>`,
+    });
+    const loaded = tolerated({ "svc.wsdl": svc }, /attribute minOccurs="0" on xs:element is not supported/);
+    onlyDefect(loaded, { class: "global-occurrence", file: "svc.wsdl", line: lineOf(svc, 'minOccurs="0"') });
+    expect(decode(loaded.contract, req("<Note>hi</Note>"))).toEqual({ id: 1, Note: "hi" });
+    // The reference has no minOccurs: the element is required where it is referred to.
+    expect(() => decode(loaded.contract, req(""))).toThrow(/Note/);
+  });
+
   it("undeclared-type: an element of an undeclared type takes any content; the rest is validated", () => {
     const svc = wsdl({ "<!--members-->": `<xs:element name="detail" type="tns:Missing"/>` });
     const loaded = tolerated({ "svc.wsdl": svc }, /type \{urn:t\}Missing is not declared/);

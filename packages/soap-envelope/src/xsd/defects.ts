@@ -18,6 +18,8 @@ export type DefectClass =
   | "include-namespace"
   /** An element of the XML Schema namespace whose name differs from one XML Schema defines only in case. */
   | "misspelled-construct"
+  /** `minOccurs` or `maxOccurs` on a global element, where they mean nothing (Part 1 §3.3.2). */
+  | "global-occurrence"
   /** A reference to a type no schema of the contract declares. */
   | "undeclared-type"
   /** A reference (`ref=`, a `wsdl:part`'s `element=`) to an element no schema declares. */

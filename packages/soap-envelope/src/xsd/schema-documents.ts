@@ -39,7 +39,10 @@ export interface CollectedDoc {
 /** Reads `source`'s top level: its defaults, and each global component's definition, by Clark name. */
 export function collect(ctx: CompileContext, source: SchemaSource, tolerance?: Tolerance): CollectedDoc {
   const root = source.root;
-  if (tolerance !== undefined && !tolerance.strict) correctCase(root, source.location, tolerance);
+  if (tolerance !== undefined && !tolerance.strict) {
+    correctCase(root, source.location, tolerance);
+    globalOccurrences(root, source.location, tolerance);
+  }
   if (root.namespace !== XS_NS || root.localName !== "schema") {
     throw new SchemaCompileError(`${source.location}: the document element is not xs:schema`);
   }
@@ -147,6 +150,29 @@ export function addBuiltinDocs(
     if (declared.has(ns)) continue;
     const root = parseXmlString(builtinSchemaText(ns) as string, resolveLimits({ maxBytes: 1 << 20 }));
     collect(ctx, { root, location: `built-in schema of ${ns}` });
+  }
+}
+
+/**
+ * Part 1 §3.3.2: `minOccurs` and `maxOccurs` belong to local element declarations and references,
+ * the particles; on a global element they say nothing, as the references to it say how often it
+ * occurs. A tolerant load leaves them out.
+ */
+function globalOccurrences(root: ParsedElement, location: string, tolerance: Tolerance): void {
+  for (const child of root.children) {
+    if (child.namespace !== XS_NS || child.localName !== "element") continue;
+    for (const attr of ["minOccurs", "maxOccurs"]) {
+      const value = child.attributes[attr];
+      if (value === undefined) continue;
+      tolerance.pass(
+        "global-occurrence",
+        `${location}: attribute ${attr}="${value}" on xs:element is not supported by the schema compiler`,
+        `${attr} on the global element "${child.attributes.name ?? ""}" is ignored: each reference to it says how often it occurs`,
+        child,
+        location,
+      );
+      delete child.attributes[attr];
+    }
   }
 }
 
