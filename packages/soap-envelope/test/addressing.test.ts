@@ -36,6 +36,7 @@ import {
   silentLogger,
   TNS,
 } from "./helpers.js";
+import { UPLOAD_TNS, UPLOAD_WSDL, uploadHandlers } from "./mtom.js";
 import { CA, signWithNodeSoap, startSecuredService, unsigned, WSSE_NS } from "./wsse.js";
 
 const SOAP12 = "application/soap+xml; charset=utf-8";
@@ -507,6 +508,27 @@ describe("WS-Addressing fault details and bounds", () => {
     } finally {
       await secured.close();
     }
+  });
+
+  it("an answer sent as an MTOM package carries the reply's headers in its envelope", async () => {
+    const uploads = createSoapService({
+      wsdl: UPLOAD_WSDL,
+      handlers: uploadHandlers() as SoapServiceOptions["handlers"],
+      logger: silentLogger,
+      mtom: { respond: "always" },
+    });
+    const download = `<u:DownloadRequest xmlns:u="${UPLOAD_TNS}"><u:name>scan.tiff</u:name><u:size>4096</u:size></u:DownloadRequest>`;
+    const res = await post(wcfEnvelope(headers("urn:download"), download), SOAP12, undefined, uploads);
+    expect(res.status).toBe(200);
+    expect(res.headers["Content-Type"]).toMatch(/^multipart\/related;/);
+    const root = new TextDecoder().decode(res.body as Uint8Array);
+    expect(root).toContain("<xop:Include");
+    expect(root).toMatch(
+      /<wsa:RelatesTo [^>]*>urn:uuid:6f1c2d0e-8a51-4d5c-9d7e-000000000001<\/wsa:RelatesTo>/,
+    );
+    expect(root).toMatch(
+      /<wsa:Action [^>]*>http:\/\/svc\.example\.com\/ws\/upload\/v1\/[^<]*\/downloadResponse<\/wsa:Action>/,
+    );
   });
 
   it("addressing must be true or false", () => {
