@@ -234,6 +234,28 @@ describe("strict: false: each defect class, passed over once with its file and l
     expect(() => decode(loaded.contract, req("", ' other="x"'))).toThrow(/other/);
   });
 
+  it("undeclared-type: one stand-in per name, simple when any reference needs a simple type, said so for each", () => {
+    const svc = wsdl({
+      "<!--members-->": `<xs:element name="detail" type="tns:Code"/>`,
+      "<!--attributes-->": `<xs:attribute name="kind" type="tns:Code"/>`,
+    });
+    const loaded = tolerated({ "svc.wsdl": svc }, /type \{urn:t\}Code is not declared/);
+    expect(loaded.contract.defects.map((d) => [d.class, d.line, d.assumed])).toEqual([
+      [
+        "undeclared-type",
+        lineOf(svc, 'name="detail"'),
+        expect.stringContaining("a restriction of xs:string"),
+      ],
+      ["undeclared-type", lineOf(svc, 'name="kind"'), expect.stringContaining("a restriction of xs:string")],
+    ]);
+    expect(decode(loaded.contract, req("<detail>text</detail>", ' kind="k"'))).toEqual({
+      id: 1,
+      detail: "text",
+      kind: "k",
+    });
+    expect(() => decode(loaded.contract, req("<detail><x/></detail>"))).toThrow(/detail/);
+  });
+
   it("undeclared-element: a ref= to an undeclared element is an element of xs:anyType", () => {
     const svc = wsdl({ "<!--members-->": `<xs:element ref="tns:Note"/>` });
     const loaded = tolerated({ "svc.wsdl": svc }, /element \{urn:t\}Note is not declared/);

@@ -35,24 +35,61 @@ export class StandIns {
   private readonly attributeGroups = new Set<string>();
   /** The elements `wsdl:part`s name, said as such: a reference to one is not another defect. */
   private readonly parts = new Set<string>();
+  /** The references taken, reported once every one is seen. */
+  private readonly references: UnresolvedReference[] = [];
 
   constructor(private readonly tolerance: Tolerance) {}
 
   /** Takes a reference no schema resolves, reporting it; false for what is never tolerated (a group). */
   reference(ref: UnresolvedReference): boolean {
     if (ref.kind === "element" && this.parts.has(ref.name)) return true;
-    const assumed = this.declare(ref.kind, ref.name, ref);
-    if (assumed === undefined) return false;
-    const defect: DefectClass = ref.prefixUndeclared
-      ? "undeclared-prefix"
-      : ref.kind === "type"
-        ? "undeclared-type"
-        : ref.kind === "element"
-          ? "undeclared-element"
-          : "undeclared-attribute";
-    const read = ref.prefixUndeclared ? `${ref.attr}="${ref.node.attributes[ref.attr]}" is read as ` : "";
-    this.tolerance.pass(defect, ref.problem, `${read}${assumed}`, ref.node, ref.doc.location);
+    if (!this.declare(ref.kind, ref.name, ref)) return false;
+    this.references.push(ref);
     return true;
+  }
+
+  /**
+   * Reports each reference taken, with the stand-in its name got once every reference was seen
+   * (a type one reference reads as any content and another as text is text for both).
+   */
+  private report(): void {
+    for (const ref of this.references.splice(0)) {
+      const defect: DefectClass = ref.prefixUndeclared
+        ? "undeclared-prefix"
+        : ref.kind === "type"
+          ? "undeclared-type"
+          : ref.kind === "element"
+            ? "undeclared-element"
+            : "undeclared-attribute";
+      const read = ref.prefixUndeclared ? `${ref.attr}="${ref.node.attributes[ref.attr]}" is read as ` : "";
+      this.tolerance.pass(
+        defect,
+        ref.problem,
+        `${read}${this.assumed(ref.kind, ref.name)}`,
+        ref.node,
+        ref.doc.location,
+      );
+    }
+  }
+
+  /** What the stand-in for `name` is, as a defect says it. */
+  private assumed(kind: ComponentKind, name: string): string {
+    switch (kind) {
+      case "type": {
+        const chosen = this.types.get(name);
+        return chosen === "simple"
+          ? `type ${name}, a restriction of xs:string without facets (any text)`
+          : chosen === "empty"
+            ? `type ${name}, a complex type with no content and any attribute (the extension's own content is validated as declared)`
+            : `type ${name} as xs:anyType (any attributes and content, declared elements in it validated)`;
+      }
+      case "element":
+        return `element ${name} of xs:anyType (any attributes and content, declared elements in it validated)`;
+      case "attribute":
+        return `attribute ${name} of xs:anySimpleType (any text)`;
+      default:
+        return `attribute group ${name} as any attribute, validated laxly`;
+    }
   }
 
   /** A `wsdl:part`'s element no schema declares: an element of xs:anyType. */
@@ -68,7 +105,8 @@ export class StandIns {
     );
   }
 
-  private declare(kind: ComponentKind, name: string, ref: UnresolvedReference): string | undefined {
+  /** Declares the stand-in `ref` needs; false for a model group, which is never assumed. */
+  private declare(kind: ComponentKind, name: string, ref: UnresolvedReference): boolean {
     switch (kind) {
       case "type": {
         const use = typeUse(ref);
@@ -81,35 +119,27 @@ export class StandIns {
               ? "empty"
               : "any";
         this.types.set(name, chosen);
-        return chosen === "simple"
-          ? `type ${name}, a restriction of xs:string without facets (any text)`
-          : chosen === "empty"
-            ? `type ${name}, a complex type with no content and any attribute (the extension's own content is validated as declared)`
-            : `type ${name} as xs:anyType (any attributes and content, declared elements in it validated)`;
+        return true;
       }
       case "element":
         this.elements.add(name);
-        return `element ${name} of xs:anyType (any attributes and content, declared elements in it validated)`;
+        return true;
       case "attribute":
         this.attributes.add(name);
-        return `attribute ${name} of xs:anySimpleType (any text)`;
+        return true;
       case "attribute group":
         this.attributeGroups.add(name);
-        return `attribute group ${name} as any attribute, validated laxly`;
+        return true;
       case "group":
         // A model group stands at a place in its content model: anything assumed would either refuse
         // what it holds or take elements the rest of the model declares.
-        return undefined;
+        return false;
     }
   }
 
-  /** Whether any stand-in is declared. */
-  get size(): number {
-    return this.types.size + this.elements.size + this.attributes.size + this.attributeGroups.size;
-  }
-
-  /** The stand-ins as schema documents, one per namespace. */
+  /** The stand-ins as schema documents, one per namespace, each reference taken reported first. */
   sources(): SchemaSource[] {
+    this.report();
     const byNamespace = new Map<string, string[]>();
     const add = (name: string, declaration: (local: string) => string) => {
       const close = name.indexOf("}");
