@@ -510,8 +510,11 @@ async function verifyDpop(
 
 /** The answer to a proof `checkProof` or `verifyProof` refused, or the error itself if unexpected. */
 function dpopRefusal(config: AuthenticateConfig, dpop: DpopConfig, err: unknown): unknown {
-  /** RFC 9449 §7.1: the 401 of `error`, in the DPoP challenge with the algorithms accepted. */
-  const unauthorized = (message: string, error: string, cause: Error, fields?: { "DPoP-Nonce": string }) =>
+  /**
+   * RFC 9449 §7.1: the 401 of `error`, in the DPoP challenge with the algorithms accepted; §9: a
+   * nonce refusal carries the `DPoP-Nonce` to use.
+   */
+  const unauthorized = (message: string, cause: DpopProofError | DpopNonceError, error: string) =>
     HttpError.unauthorized(message, {
       code: error,
       cause,
@@ -522,14 +525,14 @@ function dpopRefusal(config: AuthenticateConfig, dpop: DpopConfig, err: unknown)
           error_description: cause.message,
           algs: dpop.algs,
         }),
-        ...fields,
+        ...(cause instanceof DpopNonceError ? { "DPoP-Nonce": cause.nonce } : undefined),
       },
     });
   if (err instanceof DpopProofError)
-    return unauthorized("The DPoP proof is invalid", "invalid_dpop_proof", err);
+    return unauthorized("The DPoP proof is invalid", err, "invalid_dpop_proof");
   if (err instanceof DpopNonceError)
     // RFC 9449 §9: "the resource server responds with ... use_dpop_nonce ... and a DPoP-Nonce".
-    return unauthorized("A DPoP nonce is required", "use_dpop_nonce", err, { "DPoP-Nonce": err.nonce });
+    return unauthorized("A DPoP nonce is required", err, "use_dpop_nonce");
   if (err instanceof DpopBindingError)
     return dpopInvalidToken(config, dpop)(new InvalidTokenError("ERR_DPOP_KEY_MISMATCH", { cause: err }));
   if (err instanceof DpopReplayStoreError) {
