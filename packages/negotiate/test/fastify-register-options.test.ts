@@ -3,7 +3,11 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { crossOrigin, parseBody } from "../src/fastify.js";
 
 /** Fastify's own register options, which `register` hands the plugin with the plugin's. */
-const registerOptions = { prefix: "/api", logLevel: "warn", logSerializers: { req: () => "request" } };
+const registerOptions = {
+  prefix: "/api",
+  logLevel: "warn" as const,
+  logSerializers: { req: () => "request" },
+};
 
 describe("Fastify's register options given with the plugins' own", () => {
   it("parseBody registered with prefix, logLevel and logSerializers → ready, and a JSON body parsed", async () => {
