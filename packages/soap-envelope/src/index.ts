@@ -8,7 +8,24 @@ export {
   soapResponseValue,
 } from "./binding/core.js";
 export { type SoapFaultsOptions, soapFaults } from "./binding/fault-renderer.js";
-export { type SoapDiagnostic, soapChannel } from "./envelope/diagnostics.js";
+export { type MediaType, parseMediaType } from "./binding/media-type.js";
+export {
+  createSoapService,
+  httpErrorToFault,
+  SOAP11_MEDIA_TYPE,
+  SOAP12_MEDIA_TYPE,
+  type SoapAuthContext,
+  type SoapContext,
+  type SoapHandler,
+  type SoapHandlers,
+  type SoapLogger,
+  type SoapOperationTypes,
+  type SoapRequest,
+  type SoapResponse,
+  SoapResultError,
+  type SoapService,
+  type SoapServiceOptions,
+} from "./binding/service.js";
 export {
   ACTOR_NEXT,
   checkEnvelope,
@@ -36,24 +53,7 @@ export {
   type SoapFaultInit,
   WSSE_NS,
 } from "./envelope/fault.js";
-export { type MediaType, parseMediaType } from "./envelope/media-type.js";
-export {
-  createSoapService,
-  httpErrorToFault,
-  SOAP11_MEDIA_TYPE,
-  SOAP12_MEDIA_TYPE,
-  type SoapAuthContext,
-  type SoapContext,
-  type SoapHandler,
-  type SoapHandlers,
-  type SoapLogger,
-  type SoapOperationTypes,
-  type SoapRequest,
-  type SoapResponse,
-  SoapResultError,
-  type SoapService,
-  type SoapServiceOptions,
-} from "./envelope/service.js";
+export { type SoapDiagnostic, soapChannel } from "./processor/diagnostics.js";
 export {
   type Contract,
   type ContractDefect,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SoapServiceOptions } from "../src/envelope/service.js";
+import type { SoapServiceOptions } from "../src/binding/service.js";
 import { type Contract, loadContract } from "../src/wsdl/contract.js";
 import {
   ANONYMOUS,

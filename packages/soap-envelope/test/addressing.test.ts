@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
-import type { SoapDiagnostic } from "../src/envelope/diagnostics.js";
-import { createSoapService, type SoapServiceOptions } from "../src/envelope/service.js";
+import { createSoapService, type SoapServiceOptions } from "../src/binding/service.js";
+import type { SoapDiagnostic } from "../src/processor/diagnostics.js";
 import { parseXmlString, resolveLimits } from "../src/xml/reader.js";
 import {
   ANONYMOUS,

@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import type { SoapContext, SoapServiceOptions } from "../src/binding/service.js";
 import { SoapFault } from "../src/envelope/fault.js";
-import type { SoapContext, SoapServiceOptions } from "../src/envelope/service.js";
 import { type ParsedElement, parseXmlString, resolveLimits } from "../src/xml/reader.js";
 
 /** The WS-Addressing 1.0 namespace and the names of its predefined addresses and actions. */

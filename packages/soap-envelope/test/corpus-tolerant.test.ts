@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createSoapService } from "../src/envelope/service.js";
+import { createSoapService } from "../src/binding/service.js";
 import { type Contract, type ContractOperation, loadContract } from "../src/wsdl/contract.js";
 import { parseXmlString, resolveLimits } from "../src/xml/reader.js";
 import { CORPUS, contractOptions, wsdlFiles } from "./corpus-files.js";

@@ -4,7 +4,7 @@ import {
   type RowRequest,
   recording,
 } from "@svc/test-utils/conformance";
-import type { SoapDiagnostic } from "../src/envelope/diagnostics.js";
+import type { SoapDiagnostic } from "../src/processor/diagnostics.js";
 import {
   ENV11,
   envelope,
@@ -20,7 +20,7 @@ import { PATH, soapMounts } from "./mounts.js";
 
 // `svc:soap` through listening servers of every framework: each message's decision, and its
 // `request` the framework's own (Express's `req`, Fastify's `request`, the Fetch `Request`, the
-// `node:http` request). The decisions themselves, row by row: src/envelope/diagnostics.test.ts.
+// `node:http` request). The decisions themselves, row by row: src/processor/diagnostics.test.ts.
 
 const post = (body: string, contentType = SOAP12, soapAction?: string): RowRequest => ({
   method: "POST",

@@ -5,8 +5,8 @@ import { listen } from "@svc/test-utils";
 import type { Framework } from "@svc/test-utils/conformance";
 import express from "express";
 import { soapFaults } from "../src/binding/fault-renderer.js";
+import type { SoapServiceOptions } from "../src/binding/service.js";
 import { SoapFault } from "../src/envelope/fault.js";
-import type { SoapServiceOptions } from "../src/envelope/service.js";
 import { soapEndpoint } from "../src/express.js";
 import type { SoapVersion } from "../src/wsdl/contract.js";
 import {

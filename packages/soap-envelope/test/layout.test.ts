@@ -76,6 +76,34 @@ describe("source layout", () => {
     expect(deep).toEqual([]);
   });
 
+  // SOAP 1.2 Part 1 §5 (and SOAP 1.1 §4) is the envelope's grammar, Part 1 §2 the processing a
+  // node gives a message, Part 2 §7 the HTTP binding: each folder reads only those below it, so
+  // the grammar holds whatever carries a message and the processor whatever transport delivers it.
+  it("envelope/ reads neither processor/ nor binding/; processor/ does not read binding/", () => {
+    const below: Record<string, readonly string[]> = {
+      "envelope/": ["processor/", "binding/"],
+      "processor/": ["binding/"],
+    };
+    // wsdl/'s tests construct services through envelope/service.ts, which only names the binding's.
+    const named = new Set(["envelope/service.ts"]);
+    const upward = [...imports].flatMap(([f, deps]) => {
+      const from = relative(SRC, f);
+      const folder = Object.keys(below).find((d) => from.startsWith(d));
+      if (folder === undefined || named.has(from)) return [];
+      return deps
+        .map((d) => relative(SRC, d))
+        .filter((d) => (below[folder] as readonly string[]).some((up) => d.startsWith(up)))
+        .map((d) => `${from} → ${d}`);
+    });
+    expect(upward).toEqual([]);
+  });
+
+  it("envelope/service.ts names the binding's service and nothing else", () => {
+    const shim = text.get(join(SRC, "envelope/service.ts")) as string;
+    const statements = shim.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("//"));
+    expect(statements).toEqual(['export { createSoapService } from "../binding/service.js";']);
+  });
+
   it("no source module is longer than 500 lines", () => {
     const long = files
       .map((f) => [relative(SRC, f), (text.get(f) as string).split("\n").length - 1] as const)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createSoapService, type SoapServiceOptions } from "../src/binding/service.js";
 import { ROLE_NONE } from "../src/envelope/envelope.js";
-import { createSoapService, type SoapServiceOptions } from "../src/envelope/service.js";
 import { soapEndpoint } from "../src/express.js";
 import { loadContract } from "../src/wsdl/contract.js";
 import { generateTypes } from "../src/wsdl/generate-types.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SoapResultError } from "../src/envelope/service.js";
+import { SoapResultError } from "../src/binding/service.js";
 import { SchemaValidationError } from "../src/xsd/schema.js";
 import {
   customerHandlers,

@@ -6,8 +6,8 @@ import type { Framework } from "@svc/test-utils/conformance";
 import { DOMParser } from "@xmldom/xmldom";
 import * as soap from "soap";
 import { ExclusiveCanonicalization } from "xml-crypto";
+import type { SoapContext, SoapServiceOptions } from "../src/binding/service.js";
 import { WSSE_NS } from "../src/envelope/fault.js";
-import type { SoapContext, SoapServiceOptions } from "../src/envelope/service.js";
 import { customerHandlers, ENV, FIXTURES, getCustomer, startCustomerService } from "./helpers.js";
 
 // Messages for the WS-Security suites, signed by real signers: node-soap's WSSecurityCert (with

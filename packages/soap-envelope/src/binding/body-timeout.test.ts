@@ -14,12 +14,7 @@ import {
   startCustomerService,
   textOf,
 } from "../../test/helpers.js";
-import {
-  createSoapService,
-  type SoapContext,
-  type SoapHandler,
-  type SoapServiceOptions,
-} from "../envelope/service.js";
+import { createSoapService, type SoapContext, type SoapHandler, type SoapServiceOptions } from "./service.js";
 
 /** RFC 9110 §15.5.9: a body that has not arrived within `bodyTimeoutMs` gets 408, never the handler. */
 

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Coder, Fields, PipelineRequest, ResponseValue } from "@svc/kernel";
-import type { SoapResponse } from "../envelope/service.js";
 import { hasMembers, optionError } from "../options.js";
 import { utf8Bytes } from "../xml/bytes.js";
 import { targetPath } from "./request-target.js";
+import type { SoapResponse } from "./service.js";
 
 // RFC 9110 §8.4: the endpoint's responses in the content coding the kernel's coding step
 // (`compression()` of @svc/negotiate) decides, by the rules it applies to every pipeline.

@@ -18,7 +18,7 @@ import {
   silentLogger,
   TNS,
 } from "../../test/helpers.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "./service.js";
 
 const service = createSoapService({
   wsdl: CUSTOMER_WSDL,

@@ -2,7 +2,13 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
 import type { Coder, Fields, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
-import { reportAnswer, soapChannel } from "../envelope/diagnostics.js";
+import { reportAnswer, soapChannel } from "../processor/diagnostics.js";
+import { utf8Bytes, utf8Length } from "../xml/bytes.js";
+import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
+import { shown } from "../xml/shown.js";
+import { checkCoder, coded, documentCoding, encoded, pipelineRequest } from "./coding.js";
+import { endpointAddress } from "./endpoint-address.js";
+import { targetPath } from "./request-target.js";
 import {
   compileSoapService,
   type SoapLogger,
@@ -11,13 +17,7 @@ import {
   type SoapResponse,
   type SoapService,
   type SoapServiceOptions,
-} from "../envelope/service.js";
-import { utf8Bytes, utf8Length } from "../xml/bytes.js";
-import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
-import { shown } from "../xml/shown.js";
-import { checkCoder, coded, documentCoding, encoded, pipelineRequest } from "./coding.js";
-import { endpointAddress } from "./endpoint-address.js";
-import { targetPath } from "./request-target.js";
+} from "./service.js";
 
 /**
  * One HTTP request to a SOAP endpoint, as any framework receives it: header strings and plain

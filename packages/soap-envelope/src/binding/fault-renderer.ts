@@ -1,10 +1,10 @@
 import type { ErrorRenderer, ErrorRendering } from "@svc/errors";
 import type { HttpError, RequestView } from "@svc/kernel";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
-import { parseMediaType } from "../envelope/media-type.js";
-import { httpErrorToFault } from "../envelope/service-faults.js";
 import { checkObject, checkVersions, optionError } from "../options.js";
+import { httpErrorToFault } from "../processor/faults.js";
 import type { SoapVersion } from "../wsdl/contract.js";
+import { parseMediaType } from "./media-type.js";
 import { targetPath } from "./request-target.js";
 
 /** Options of {@link soapFaults}. */

@@ -21,7 +21,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "./service.js";
 
 interface RawAnswer {
   status: number;

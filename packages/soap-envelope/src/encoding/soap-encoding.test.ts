@@ -5,7 +5,7 @@ import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFault, startSoapService, textOf } from "../../test/helpers.js";
 import { runZeep, zeepAvailable } from "../../test/zeep.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "../binding/service.js";
 import { loadContract } from "../wsdl/contract.js";
 
 /**

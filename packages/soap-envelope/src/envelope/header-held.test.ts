@@ -2,10 +2,10 @@ import { conformance, type Row, type RowResponse } from "@svc/test-utils/conform
 import { expect } from "vitest";
 import { envelope, getCustomer, readFault, TNS } from "../../test/helpers.js";
 import { PATH, soapMounts } from "../../test/mounts.js";
+import type { SoapServiceOptions } from "../binding/service.js";
 import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
 import { WSSE_NS } from "./fault.js";
-import type { SoapServiceOptions } from "./service.js";
 
 /**
  * With `authenticate`, a header block this node does not process (neither `authenticateHeaders`

@@ -13,7 +13,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { createSoapService } from "./service.js";
+import { createSoapService } from "../binding/service.js";
 
 // A fault Reason quotes names and values from the message cut short. XML 1.0 §2.2 Char admits
 // a supplementary character (U+10000–U+10FFFF) whole, never one half of its UTF-16 surrogate

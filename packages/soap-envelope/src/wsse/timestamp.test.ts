@@ -11,7 +11,7 @@ import {
   startSoapService,
 } from "../../test/helpers.js";
 import { at, CA, security, startSecuredService, timestamp, WSSE_NS, WSU_NS } from "../../test/wsse.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "../binding/service.js";
 
 // WS-Security 1.1 §10 (wsu:Timestamp) and §13 (replay), through a listening server and fetch.
 

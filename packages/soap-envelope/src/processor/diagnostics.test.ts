@@ -16,9 +16,9 @@ import {
   silentLogger,
   type WithoutRequest,
 } from "../../test/helpers.js";
+import { createSoapService } from "../binding/service.js";
 import { type SoapDiagnostic, soapChannel } from "./diagnostics.js";
-import { createSoapService } from "./service.js";
-import type { SoapRequest } from "./service-types.js";
+import type { SoapRequest } from "./types.js";
 
 // Each decision of a SOAP node on `svc:soap`, through `handle()` with plain values (no server).
 // The same through listening servers of every framework: test/diagnostics.test.ts.

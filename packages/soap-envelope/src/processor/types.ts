@@ -2,13 +2,13 @@ import type { IncomingMessage } from "node:http";
 import type { HttpError, Logger } from "@svc/errors";
 import type { UnreadBodyBounds, UnreadBodyOptions } from "@svc/kernel";
 import type { SoapAddressing } from "../addressing/headers.js";
+import type { SoapFault } from "../envelope/fault.js";
 import type { MtomOptions } from "../mtom/options.js";
 import type { Contract, LoadContractOptions, SoapVersion } from "../wsdl/contract.js";
 import type { WsSecurityOptions } from "../wsse/options.js";
 import type { WsSecurityResult } from "../wsse/security.js";
 import type { XmlElement, XmlLimits, XmlSource } from "../xml/reader.js";
 import { SchemaValidationError } from "../xsd/schema.js";
-import type { SoapFault } from "./fault.js";
 
 /** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
 export type SoapLogger = Pick<Logger, "error">;

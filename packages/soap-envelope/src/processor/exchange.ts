@@ -14,6 +14,18 @@ import {
   withHeaders,
 } from "../addressing/process.js";
 import { readEncoded, writeEncoded } from "../encoding/soap-encoding.js";
+import {
+  checkEnvelopeBody,
+  checkEnvelopeHead,
+  checkSoap11EnvelopeBody,
+  checkSoap11EnvelopeHead,
+  type EnvelopeHead,
+  isTargeted,
+  serializeEnvelope,
+  serializeSoap11Envelope,
+} from "../envelope/envelope.js";
+import { AddressingFault, SOAP11_NS, SOAP12_NS, SoapFault, senderFault } from "../envelope/fault.js";
+import { checkHeaderEncodings, checkMustUnderstand, targetedBlocks } from "../envelope/processing-model.js";
 import { encodeOptimized } from "../mtom/optimize.js";
 import { type ResolvedMtom, readXopPackage, type XopMessage } from "../mtom/xop.js";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
@@ -29,40 +41,26 @@ import {
 } from "../xml/reader.js";
 import { EncodingStyleError } from "../xsd/errors.js";
 import { SchemaValidationError, schemaComponents } from "../xsd/schema.js";
-import { reportAnswer, soapChannel } from "./diagnostics.js";
-import {
-  checkEnvelopeBody,
-  checkEnvelopeHead,
-  checkSoap11EnvelopeBody,
-  checkSoap11EnvelopeHead,
-  type EnvelopeHead,
-  isTargeted,
-  serializeEnvelope,
-  serializeSoap11Envelope,
-} from "./envelope.js";
-import { AddressingFault, SOAP11_NS, SOAP12_NS, SoapFault, senderFault } from "./fault.js";
 import {
   checkBody,
-  checkHeaderEncodings,
-  checkMustUnderstand,
   envelopeVersion,
   holdsInput,
   parseRest,
   route,
   SOAP11_PREFIX,
   SOAP12_PREFIX,
+  soapAction,
   stripSoapAttributes,
-  targetedBlocks,
-} from "./service-checks.js";
+} from "./checks.js";
 import {
   type MessageType,
   RESPONSE_CONTENT_TYPE,
   RESPONSE11_CONTENT_TYPE,
   type Routes,
   type ServiceConfig,
-} from "./service-config.js";
-import { AuthenticationFailure, parseFailure, toFaultResponse } from "./service-faults.js";
-import { answerVersion, soapAction } from "./service-transport.js";
+} from "./config.js";
+import { reportAnswer, soapChannel } from "./diagnostics.js";
+import { AuthenticationFailure, answerVersion, parseFailure, toFaultResponse } from "./faults.js";
 import {
   type MessageSink,
   type SoapAuthContext,
@@ -71,7 +69,7 @@ import {
   type SoapResponse,
   SoapResultError,
   type SoapServiceOptions,
-} from "./service-types.js";
+} from "./types.js";
 
 /**
  * `sink.respond`, and what it throws (node:http refusing a header field a handler's `HttpError`
@@ -200,8 +198,8 @@ export async function exchange<M extends SoapRequest>(
         let context: SoapContext;
         // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
-        checkMustUnderstand(config, head.headers);
-        checkHeaderEncodings(config, head.headers);
+        checkMustUnderstand(head.headers, config.roles, config.understood);
+        checkHeaderEncodings(head.headers, config.roles, config.understood);
         if (config.wsSecurity) {
           base.security = processSecurity(config.wsSecurity, {
             raw,
@@ -216,7 +214,7 @@ export async function exchange<M extends SoapRequest>(
           throw headerRequired("Action", "the contract requires WS-Addressing");
         }
         if (config.authenticate) {
-          const own = targetedBlocks(config, head.headers, blocks);
+          const own = targetedBlocks(head.headers, config.roles, blocks);
           const principal = await authenticateStep(config.authenticate, own, base);
           // Refused credentials are the sender's fault; a hook that broke is this node's
           // (toFaultResponse). Either way the Body's content is never parsed.

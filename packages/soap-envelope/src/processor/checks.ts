@@ -1,18 +1,17 @@
-import { claimsEncoding, ENCODING_URI } from "../encoding/soap-encoding.js";
+import { repeatsField } from "@svc/kernel";
+import { SOAP11_NS, SOAP12_NS, senderFault } from "../envelope/fault.js";
+import { checkEncodingStyle, checkSoap11EncodingStyle } from "../envelope/processing-model.js";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
 import { clark, type ParsedElement, shown, type XmlElement, XmlError } from "../xml/reader.js";
-import { trimXml } from "../xml/space.js";
-import { ATTR11_ENCODING_STYLE, type HeaderBlock, isTargeted } from "./envelope.js";
-import { SOAP11_NS, SOAP12_NS, SoapFault, senderFault } from "./fault.js";
 import {
   type MessageType,
   type Route,
   type Routes,
   type ServiceConfig,
   SOAP11_MEDIA_TYPE,
-} from "./service-config.js";
-import { Answer, errorResponse, mustUnderstandFault, versionMismatch } from "./service-faults.js";
-import { answerVersion, unsupportedMediaType } from "./service-transport.js";
+} from "./config.js";
+import { Answer, answerVersion, errorResponse, unsupportedMediaType, versionMismatch } from "./faults.js";
+import type { SoapRequest } from "./types.js";
 
 /** The rest of a stopped parse; what it finds wrong is the sender's fault, as in {@link parseFailure}. */
 export function parseRest(rest: () => ParsedElement): ParsedElement {
@@ -69,33 +68,6 @@ export function route(
   const routed = action !== undefined ? routes.byAction.get(action) : undefined;
   if (routed !== undefined) return routed;
   return routes.byElement.get(bodyElement ? clark(bodyElement.namespace, bodyElement.localName) : "");
-}
-
-/**
- * Part 1 §2.2, §2.6 step 4: a node processes the header blocks targeted at a role it plays; one
- * for `none` is never processed, one for another role (a gateway's wsse:Security, WS-Security 1.1
- * §6: one per actor) belongs to that node. `all` (every block's element) when all are targeted.
- */
-export function targetedBlocks(
-  config: ServiceConfig,
-  headers: readonly HeaderBlock[],
-  all: XmlElement[],
-): readonly XmlElement[] {
-  for (const h of headers) {
-    if (!isTargeted(h, config.roles)) {
-      return headers.filter((b) => isTargeted(b, config.roles)).map((b) => b.element);
-    }
-  }
-  return all;
-}
-
-/** Part 1 §2.6 step 3: a mandatory targeted block nobody understands stops processing. */
-export function checkMustUnderstand(config: ServiceConfig, headers: readonly HeaderBlock[]): void {
-  if (headers.length === 0) return;
-  const notUnderstood = headers.filter(
-    (h) => h.mustUnderstand && isTargeted(h, config.roles) && !config.understood(h.element),
-  );
-  if (notUnderstood.length > 0) throw mustUnderstandFault(notUnderstood);
 }
 
 /** The body holds the one input element of the routed operation, in no data encoding (literal). */
@@ -162,71 +134,9 @@ export function checkBody(
   return routed.op;
 }
 
-/**
- * SOAP 1.1 §4.1.1: `SOAP-ENV:encodingStyle` "MAY appear on any element, and is scoped to that
- * element's contents and all child elements not themselves containing such an attribute": on the
- * body entry, else on the Body, else on the Envelope. A literal operation (`use="literal"`, WSDL
- * 1.1 §3.5) reads an empty value ("no claims") or none; an encoded one also the SOAP encoding
- * (§5), which the binding names whether the message does or not. Any other is a Client fault.
- * (Its descendants' are the schema's, or the encoded reader's, to refuse.)
- */
-function checkSoap11EncodingStyle(
-  envelope: ParsedElement,
-  bodyElement: ParsedElement,
-  encoded: boolean,
-): void {
-  const body = envelope.children.find((c) => c.namespace === SOAP11_NS && c.localName === "Body");
-  const style =
-    bodyElement.attributes[ATTR11_ENCODING_STYLE] ??
-    body?.attributes[ATTR11_ENCODING_STYLE] ??
-    envelope.attributes[ATTR11_ENCODING_STYLE] ??
-    "";
-  if (trimXml(style) === "" || (encoded && claimsEncoding(style, "1.1"))) return;
-  throw senderFault(
-    encoded
-      ? `Encoding style "${shown(style, 200)}" is not supported (the SOAP encoding, ${ENCODING_URI["1.1"]}, only)`
-      : `Encoding style "${shown(style, 200)}" is not supported (literal content only)`,
-  );
-}
-
 /** An element's `{ns}local` for a Reason, its namespace and local name cut by {@link shown}. */
 function shownName(element: XmlElement): string {
   return clark(shown(element.namespace), shown(element.localName));
-}
-
-/**
- * Part 1 §5.4.6, DataEncodingUnknown: "A header or body child element information item targeted
- * at the faulting SOAP node is scoped (see 5.1.1 SOAP encodingStyle Attribute) with a data
- * encoding that the faulting node does not support." This node supports literal content
- * (`encoding/none`, or an empty value, which makes no claims, §5.1.1) and, for an operation bound
- * `use="encoded"`, the SOAP encoding (Part 2 §3).
- */
-function checkEncodingStyle(element: XmlElement, encoded = false): void {
-  const style = element.attributes[ENCODING_STYLE] ?? "";
-  const trimmed = trimXml(style);
-  if (trimmed !== ENCODING_NONE && trimmed !== "" && !(encoded && claimsEncoding(style, "1.2"))) {
-    throw new SoapFault({
-      code: "DataEncodingUnknown",
-      reason: `Encoding style "${shown(style, 200)}" is not supported`,
-    });
-  }
-}
-
-/**
- * Part 1 §2.6 step 4: the header blocks this node processes (targeted at it and understood) are
- * checked for their data encoding as the body child is; blocks it ignores (for other roles, or
- * optional and not understood) are not its to decode.
- */
-export function checkHeaderEncodings(config: ServiceConfig, headers: readonly HeaderBlock[]): void {
-  for (const h of headers) {
-    if (
-      ENCODING_STYLE in h.element.attributes &&
-      isTargeted(h, config.roles) &&
-      config.understood(h.element)
-    ) {
-      checkEncodingStyle(h.element);
-    }
-  }
 }
 
 /**
@@ -236,10 +146,6 @@ export function checkHeaderEncodings(config: ServiceConfig, headers: readonly He
 export function holdsInput(op: ContractOperation): boolean {
   return op.inputBody.length === 1 && op.inputBody[0] === op.input;
 }
-
-const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
-
-const ENCODING_NONE = "http://www.w3.org/2003/05/soap-envelope/encoding/none";
 
 /** env:* (SOAP-ENV:* in SOAP 1.1) attributes belong to the SOAP layer, not to the payload's schema. */
 export function stripSoapAttributes(element: ParsedElement, prefix: string): ParsedElement {
@@ -262,3 +168,19 @@ export function stripSoapAttributes(element: ParsedElement, prefix: string): Par
 export const SOAP12_PREFIX = `{${SOAP12_NS}}`;
 
 export const SOAP11_PREFIX = `{${SOAP11_NS}}`;
+
+/**
+ * SOAP 1.1 §6.1.1: the `SOAPAction` field's quoted URI; `""` says the intent is the request's
+ * URI, and no field no intent. An unquoted value is read as it is (WS-I Basic Profile 1.1 R1119
+ * lets a receiver refuse it; clients that send one are many). Two field lines are refused: which
+ * one counts is up to each reader (a firewall filtering on it, §6.1.1, may take the other).
+ */
+export function soapAction(request: SoapRequest): string | undefined {
+  const raw = request.soapAction;
+  if (raw === undefined) return undefined;
+  if (request.http !== undefined && repeatsField(request.http.rawHeaders, "soapaction")) {
+    throw senderFault("SOAPAction is given more than once");
+  }
+  const value = raw.trim();
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}

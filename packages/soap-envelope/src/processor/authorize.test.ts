@@ -11,10 +11,10 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
+import { createSoapService, type SoapContext } from "../binding/service.js";
+import { SoapFault, WSSE_NS } from "../envelope/fault.js";
 import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
-import { SoapFault, WSSE_NS } from "./fault.js";
-import { createSoapService, type SoapContext } from "./service.js";
 
 const HANG = 15_000;
 const ATTACK = `a@${".".repeat(128_000)}@`;

@@ -1,21 +1,42 @@
 import { HttpError, isHttpError } from "@svc/errors";
-import { WSA_NS, WSA_SUBMISSION_NS } from "../addressing/names.js";
-import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
-import { shown, XmlError } from "../xml/reader.js";
-import { type HeaderBlock, Soap11EnvelopeError } from "./envelope.js";
+import { Soap11EnvelopeError } from "../envelope/envelope.js";
 import {
   fault11ToXml,
   faultCodeOf,
   faultToXml,
-  notUnderstoodHeaders,
-  type QName,
   SoapFault,
   senderFault,
   soap11VersionMismatchXml,
   writePlainDetail,
-} from "./fault.js";
-import { RESPONSE_CONTENT_TYPE, RESPONSE11_CONTENT_TYPE, type ServiceConfig } from "./service-config.js";
-import type { SoapLogger, SoapResponse } from "./service-types.js";
+} from "../envelope/fault.js";
+import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
+import { XmlError } from "../xml/reader.js";
+import {
+  type MessageType,
+  RESPONSE_CONTENT_TYPE,
+  RESPONSE11_CONTENT_TYPE,
+  type ServiceConfig,
+} from "./config.js";
+import type { SoapLogger, SoapResponse } from "./types.js";
+
+/**
+ * The SOAP version of a fault answered before (or without) reading the envelope: the request's
+ * media type's (`text/xml` is SOAP 1.1's) when the contract has that version, else the contract's.
+ */
+export function answerVersion(config: ServiceConfig, type: MessageType | undefined): SoapVersion {
+  const soap11 = type?.soap11 === true ? config.soap11 !== undefined : config.soap12 === undefined;
+  return soap11 ? "1.1" : "1.2";
+}
+
+/** 415 naming the media types this endpoint accepts (RFC 9110 §15.5.16, `Accept-Post`). */
+export function unsupportedMediaType(config: ServiceConfig, message?: string): HttpError {
+  return HttpError.unsupportedMediaType(
+    message ?? `Content-Type must be ${config.acceptPost.replace(", ", " or ")}`,
+    {
+      headers: { "Accept-Post": config.acceptPost },
+    },
+  );
+}
 
 /** A body that is not well-formed XML (or too large) is refused before any SOAP processing. */
 export function parseFailure(config: ServiceConfig, err: unknown, version: SoapVersion): SoapResponse {
@@ -222,65 +243,6 @@ export function errorResponse(
 /** A refusal before (all of) the body was read: the transport discards the rest. */
 export function refuse(config: ServiceConfig, err: HttpError, version: SoapVersion): SoapResponse {
   return { ...errorResponse(config, err, version), unreadBody: true };
-}
-
-/**
- * Part 1 §5.4.8: a MustUnderstand fault "SHOULD provide NotUnderstood SOAP header blocks" that
- * "detail the XML qualified names ... of the particular SOAP header block(s) which were not
- * understood": one per qualified name, however often it occurs. Each NotUnderstood block
- * declares its name's namespace, so the blocks are listed up to {@link NOT_UNDERSTOOD_BYTES} of
- * names (the first always) and the Reason names {@link REASON_NAMES} of them: a message that
- * declares a long namespace once for thousands of blocks (2,000 in a 100,000-character namespace,
- * 158 kB) was answered with a copy per block, a 400 MB fault.
- */
-export function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
-  // Distinct names without building `{ns}local` strings, each a copy of a possibly long namespace.
-  const seen = new Map<string, Set<string>>();
-  const names: QName[] = [];
-  for (const b of blocks) {
-    const { namespace, localName } = b.element;
-    let locals = seen.get(namespace);
-    if (locals === undefined) {
-      locals = new Set();
-      seen.set(namespace, locals);
-    }
-    if (locals.has(localName)) continue;
-    locals.add(localName);
-    names.push({ namespace, localName });
-  }
-  const listed: QName[] = [];
-  let bytes = 0;
-  for (const n of names) {
-    bytes += n.namespace.length + n.localName.length;
-    if (listed.length > 0 && bytes > NOT_UNDERSTOOD_BYTES) break;
-    listed.push(n);
-  }
-  const shown = names.slice(0, REASON_NAMES).map(reasonName).join(", ");
-  const more = names.length > REASON_NAMES ? `, and ${names.length - REASON_NAMES} more` : "";
-  // The Member Submission's headers look like WS-Addressing 1.0's: the Reason says which this node reads.
-  const submission = names.some((n) => n.namespace === WSA_SUBMISSION_NS)
-    ? ` (WS-Addressing of the 2004/08 Member Submission; this node reads WS-Addressing 1.0, ${WSA_NS})`
-    : "";
-  return new SoapFault({
-    code: "MustUnderstand",
-    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${shown}${more}${submission}`,
-    headerXml: notUnderstoodHeaders(listed),
-  });
-}
-
-/** Characters of qualified names the NotUnderstood blocks of one fault list, beyond the first. */
-const NOT_UNDERSTOOD_BYTES = 16 * 1024;
-
-/** Names a MustUnderstand fault's Reason lists, each cut to {@link REASON_NAME_LENGTH}. */
-const REASON_NAMES = 8;
-
-const REASON_NAME_LENGTH = 200;
-
-/** `{ns}local` for a Reason, a long namespace or local name cut short. */
-function reasonName(n: QName): string {
-  const half = REASON_NAME_LENGTH / 2;
-  if (n.namespace.length + n.localName.length <= REASON_NAME_LENGTH) return `{${n.namespace}}${n.localName}`;
-  return `{${shown(n.namespace, half)}}${shown(n.localName, half)}`;
 }
 
 function plainDetail(key: string, value: unknown): string {

@@ -2,6 +2,9 @@ import type { UnreadBodyBounds } from "@svc/kernel";
 import { optionError as codedOptionError, resolveUnreadBody } from "@svc/kernel/internal";
 import { ADDRESSING_HEADERS, WSA_NS } from "../addressing/names.js";
 import { AddressingSupport } from "../addressing/process.js";
+import { envelopeCheckpoint, ROLE_NONE } from "../envelope/envelope.js";
+import { upgradeHeader, WSSE_NS } from "../envelope/fault.js";
+import type { Understood } from "../envelope/processing-model.js";
 import { resolveMtom } from "../mtom/options.js";
 import type { ResolvedMtom } from "../mtom/xop.js";
 import {
@@ -27,10 +30,7 @@ import {
   type XmlElement,
   XmlTemplates,
 } from "../xml/reader.js";
-import { envelopeCheckpoint, ROLE_NONE } from "./envelope.js";
-import { upgradeHeader, WSSE_NS } from "./fault.js";
-import type { MediaType } from "./media-type.js";
-import type { SoapHandler, SoapLogger, SoapServiceOptions } from "./service-types.js";
+import type { SoapHandler, SoapLogger, SoapServiceOptions } from "./types.js";
 
 /** SOAP 1.2 Part 2 §7.1.4: the media type of SOAP 1.2 messages over HTTP (RFC 3902). */
 export const SOAP12_MEDIA_TYPE = "application/soap+xml";
@@ -82,7 +82,7 @@ export interface ServiceConfig {
   unreadBody: UnreadBodyBounds;
   roles: ReadonlySet<string>;
   /** Whether a header block is understood (Part 1 §2.4). */
-  understood: (element: XmlElement) => boolean;
+  understood: Understood;
   /** The SOAP 1.2 binding's routes; undefined when the contract has none. */
   soap12: Routes | undefined;
   /** The SOAP 1.1 binding's routes; undefined when the contract has none. */
@@ -337,7 +337,8 @@ function quoted(names: readonly string[]): string {
 
 /** A request's `Content-Type`, parsed, with what the exchange reads of it. */
 export interface MessageType {
-  media: MediaType;
+  /** The media type, its parameters' names lower-cased (`readMediaType` of the binding). */
+  media: { readonly type: string; readonly parameters: Readonly<Record<string, string>> };
   /** The `charset` parameter, lower-cased. */
   charset: string | undefined;
   /** The `action` parameter (Part 2 §7.1.4). */

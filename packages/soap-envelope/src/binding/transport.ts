@@ -1,29 +1,19 @@
 import type { IncomingMessage } from "node:http";
 import { evaluatePreconditions } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
-import { fieldLines, repeatsField } from "@svc/kernel";
-import { hostRefusal } from "../binding/endpoint-address.js";
+import { fieldLines } from "@svc/kernel";
 import { xopEnvelopeType } from "../mtom/xop.js";
-import type { SoapVersion } from "../wsdl/contract.js";
-import { SUPPORTED_CHARSETS, shown } from "../xml/reader.js";
-import { senderFault } from "./fault.js";
-import { readMediaType } from "./media-type.js";
 import {
   type MessageType,
   type ServiceConfig,
   SOAP11_MEDIA_TYPE,
   SOAP12_MEDIA_TYPE,
-} from "./service-config.js";
-import type { SoapRequest } from "./service-types.js";
-
-/**
- * The SOAP version of a fault answered before (or without) reading the envelope: the request's
- * media type's (`text/xml` is SOAP 1.1's) when the contract has that version, else the contract's.
- */
-export function answerVersion(config: ServiceConfig, type: MessageType | undefined): SoapVersion {
-  const soap11 = type?.soap11 === true ? config.soap11 !== undefined : config.soap12 === undefined;
-  return soap11 ? "1.1" : "1.2";
-}
+} from "../processor/config.js";
+import { unsupportedMediaType } from "../processor/faults.js";
+import type { SoapRequest } from "../processor/types.js";
+import { SUPPORTED_CHARSETS, shown } from "../xml/reader.js";
+import { hostRefusal } from "./endpoint-address.js";
+import { readMediaType } from "./media-type.js";
 
 /**
  * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 400
@@ -133,22 +123,6 @@ function checkPreconditions(request: SoapRequest): HttpError | undefined {
 /** The endpoint as a target resource: it exists, with no entity tag and no modification date. */
 const EXISTING_ENDPOINT = Object.freeze({});
 
-/**
- * SOAP 1.1 §6.1.1: the `SOAPAction` field's quoted URI; `""` says the intent is the request's
- * URI, and no field no intent. An unquoted value is read as it is (WS-I Basic Profile 1.1 R1119
- * lets a receiver refuse it; clients that send one are many). Two field lines are refused: which
- * one counts is up to each reader (a firewall filtering on it, §6.1.1, may take the other).
- */
-export function soapAction(request: SoapRequest): string | undefined {
-  const raw = request.soapAction;
-  if (raw === undefined) return undefined;
-  if (request.http !== undefined && repeatsField(request.http.rawHeaders, "soapaction")) {
-    throw senderFault("SOAPAction is given more than once");
-  }
-  const value = raw.trim();
-  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-}
-
 const MESSAGE_TYPES = new Map<string, MessageType | null>();
 
 const MESSAGE_TYPE_CACHE_SIZE = 256;
@@ -183,14 +157,4 @@ function messageType(value: string | undefined): MessageType | undefined {
     xop: xop !== undefined,
     repeated: read.repeated,
   });
-}
-
-/** 415 naming the media types this endpoint accepts (RFC 9110 §15.5.16, `Accept-Post`). */
-export function unsupportedMediaType(config: ServiceConfig, message?: string): HttpError {
-  return HttpError.unsupportedMediaType(
-    message ?? `Content-Type must be ${config.acceptPost.replace(", ", " or ")}`,
-    {
-      headers: { "Accept-Post": config.acceptPost },
-    },
-  );
 }

@@ -1,6 +1,6 @@
 import { type DecisionChannel, decisionChannel, publishDecision } from "@svc/kernel/internal";
 import type { SoapVersion } from "../wsdl/contract.js";
-import type { SoapResponse } from "./service-types.js";
+import type { SoapResponse } from "./types.js";
 
 /** What `svc:soap` says of one message: the operation that answered it, or the fault it got. */
 export type SoapDiagnostic =
