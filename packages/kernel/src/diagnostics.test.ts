@@ -7,7 +7,9 @@ import {
   type NodeDiagnostics,
   publishDecision,
   subscribeDiagnostics,
+  unsubscribeDiagnostics,
 } from "./diagnostics.js";
+import { exchangeOf, MAX_RECORDED_DECISIONS } from "./exchange.js";
 
 // The same table over node:diagnostics_channel and over the module's own channels (a runtime
 // without that module): a subscriber hears the same messages in the same order on both.
@@ -136,5 +138,40 @@ describe("decision channels", () => {
     // @ts-expect-error: a bare `string` decision cannot be told apart by a subscriber.
     decisionChannel<{ decision: string }>("svc:test:bare");
     decisionChannel<{ decision: "a" } | { decision: "b" | "c" }>("svc:test:literal");
+  });
+});
+
+describe("the decisions a request's exchange keeps", () => {
+  type Decision = { request?: object; decision: "allowed" | "limited" };
+  const name = `svc:test:${randomUUID()}`;
+  const channel = decisionChannel<Decision>(name);
+  const listener = () => {};
+
+  it("each decision published about a request, in order, with its channel; none about no request", () => {
+    subscribeDiagnostics(name, listener);
+    const request = { headers: {} };
+    publishDecision(channel, { request, decision: "allowed" });
+    publishDecision(channel, { decision: "limited" });
+    publishDecision(channel, { request: { raw: request }, decision: "limited" });
+    unsubscribeDiagnostics(name, listener);
+    expect(exchangeOf(request).decisions).toEqual([
+      { channel: name, message: { request, decision: "allowed" } },
+      { channel: name, message: { request: { raw: request }, decision: "limited" } },
+    ]);
+    expect(exchangeOf({ headers: {} }).decisions).toEqual([]);
+  });
+
+  it(`at most ${MAX_RECORDED_DECISIONS} a request: the rest are published, not kept`, () => {
+    let heard = 0;
+    const counting = () => {
+      heard++;
+    };
+    subscribeDiagnostics(name, counting);
+    const request = { headers: {} };
+    for (let i = 0; i < MAX_RECORDED_DECISIONS + 5; i++)
+      publishDecision(channel, { request, decision: "allowed" });
+    unsubscribeDiagnostics(name, counting);
+    expect(heard).toBe(MAX_RECORDED_DECISIONS + 5);
+    expect(exchangeOf(request).decisions).toHaveLength(MAX_RECORDED_DECISIONS);
   });
 });

@@ -12,6 +12,9 @@
  *
  * @see https://nodejs.org/api/diagnostics_channel.html
  */
+import { type DecisionMessage, recordDecision } from "./exchange.js";
+
+export type { DecisionMessage };
 
 /** One named channel that can publish anything: what a subscriber's tests stand in for a package with. */
 export interface DiagnosticChannel<M extends object> {
@@ -131,18 +134,6 @@ class OwnChannel implements NodeChannel {
   }
 }
 
-/** Every decision message: the request it is about, and what was decided. */
-export interface DecisionMessage {
-  /**
-   * The request, as the framework gave it (Express's `req`, Fastify's `request`, a Fetch
-   * `Request`): what `exchangeOf` takes. Absent for what concerns no one request (a store's
-   * outage and recovery, a key set's refresh).
-   */
-  readonly request?: object | undefined;
-  /** What was decided, one word per package's list (`limited`, `refused`, `replayed`). */
-  readonly decision: string;
-}
-
 /** The functions over one runtime's channels. */
 export interface Diagnostics {
   decisionChannel<D extends DecisionMessage>(name: string & LiteralDecisions<D>): DecisionChannel<D>;
@@ -255,6 +246,7 @@ class Decisions<D extends DecisionMessage> implements DecisionChannel<D> {
   static publish<D extends DecisionMessage>(channel: DecisionChannel<D>, message: D): void {
     if (!(#channel in channel))
       throw new TypeError(`${String(channel.name)} is no channel of decisionChannel`);
+    recordDecision(channel.name, message);
     (channel as Decisions<D>).#channel.publish(message);
   }
 }
@@ -269,16 +261,19 @@ const runtimeDiagnostics = diagnosticsOver(nodeDiagnostics());
  * @example
  * const decisions = decisionChannel<RateLimitDiagnostic>("svc:ratelimit");
  * if (decisions.hasSubscribers) publishDecision(decisions, { request, decision: "limited", ... });
+ * @internal For the @svc packages, through `@svc/kernel/internal`.
  */
 export const decisionChannel: Diagnostics["decisionChannel"] = runtimeDiagnostics.decisionChannel;
 
 /**
  * Publishes `message` on `channel`, to every subscriber, synchronously: the one place a decision
- * is published. Build `message` only when `channel.hasSubscribers`; without one, publishing it
- * does nothing.
+ * is published. The request's exchange keeps it too (`exchangeOf(request).decisions`), so what
+ * reads every decision of a request at its end needs no subscriber of its own. Build `message`
+ * only when `channel.hasSubscribers`; without one, publishing it does nothing.
  *
  * @example
  * if (decisions.hasSubscribers) publishDecision(decisions, { request, decision: "replayed", scope });
+ * @internal For the @svc packages, through `@svc/kernel/internal`.
  */
 export function publishDecision<D extends DecisionMessage>(
   channel: DecisionChannel<D>,
@@ -294,6 +289,7 @@ export function publishDecision<D extends DecisionMessage>(
  * @example
  * const commands = tracedCall<{ command: string }>("svc:ratelimit:store");
  * const reply = await commands.traced({ command: "EVALSHA" }, () => client.evalSha(sha, args));
+ * @internal For the @svc packages, through `@svc/kernel/internal`.
  */
 export const tracedCall: Diagnostics["tracedCall"] = runtimeDiagnostics.tracedCall;
 

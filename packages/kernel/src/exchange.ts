@@ -110,6 +110,32 @@ export interface Authentication {
   readonly realm?: AuthenticationRealm | undefined;
 }
 
+/** Every decision message: the request it is about, and what was decided. */
+export interface DecisionMessage {
+  /**
+   * The request, as the framework gave it (Express's `req`, Fastify's `request`, a Fetch
+   * `Request`): what `exchangeOf` takes. Absent for what concerns no one request (a store's
+   * outage and recovery, a key set's refresh).
+   */
+  readonly request?: object | undefined;
+  /** What was decided, one word per package's list (`limited`, `refused`, `replayed`). */
+  readonly decision: string;
+}
+
+/** One decision published about a request: the channel it went out on, and its message. */
+export interface RecordedDecision {
+  /** The channel's name (`svc:ratelimit`). */
+  readonly channel: string;
+  /** The message as published, a member of the package's union. */
+  readonly message: DecisionMessage;
+}
+
+/**
+ * The most decisions one request's exchange keeps ({@link Exchange.decisions}); later ones are
+ * still published, not kept: no request can grow its exchange without bound.
+ */
+export const MAX_RECORDED_DECISIONS = 32;
+
 /** A body parser's result, recorded for the steps after it (`@svc/negotiate` records one). */
 export interface ParsedBody {
   /** The content as parsed: a JSON value, a string, bytes; `undefined` for a request without content. */
@@ -156,6 +182,9 @@ export interface RateLimitState {
  * - `rateLimit`: the tightest limiter decision (`@svc/ratelimit`);
  * - `routeTemplate`: the matched route's template, where an adapter records it (`routeOf` reads it);
  * - `idempotencyScope`: the scope the request's `Idempotency-Key` was looked up in;
+ * - `decisions`: every decision published about the request while its package's channel had a
+ *   subscriber (`publishDecision`), in order, at most {@link MAX_RECORDED_DECISIONS}: what an
+ *   access line or a test reads at the end of the request, without a second subscriber;
  * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
  *   whose request has no response in front to set them on (the Fetch API's `Request`);
  * - `preparedBy`, `prepared`: the pipeline that prepared the request before routing and its
@@ -190,6 +219,11 @@ export interface Exchange {
   routeTemplate: string | undefined;
   /** The scope the request's `Idempotency-Key` belongs to, once that step has looked it up. */
   idempotencyScope: string | undefined;
+  /**
+   * The decisions published about the request, in order, while their channels had a subscriber
+   * (a package builds no message otherwise): at most {@link MAX_RECORDED_DECISIONS}.
+   */
+  readonly decisions: readonly RecordedDecision[];
   /** Response fields gates added, in order, for every response to the request (errors included). */
   readonly passages: Passage[];
   /**
@@ -246,7 +280,7 @@ function carrier(request: object): object {
 }
 
 /**
- * One request's exchange. `passages` is made on first read: only a gate on an adapter without a
+ * One request's exchange. `passages` is made on first read, `decisions` on the first one kept: only a gate on an adapter without a
  * response in front (the Fetch API's) records one, and an array made for every request and never
  * filled is garbage the collector pays for on every request.
  */
@@ -265,12 +299,25 @@ class RequestExchange implements Exchange {
   heldVary: string | undefined = undefined;
   readonly facts: FactsEntry[] = [];
   #passages: Passage[] | undefined = undefined;
+  #decisions: RecordedDecision[] | undefined = undefined;
 
   get passages(): Passage[] {
     this.#passages ??= [];
     return this.#passages;
   }
+
+  get decisions(): readonly RecordedDecision[] {
+    return this.#decisions ?? NO_DECISIONS;
+  }
+
+  /** Keeps one published decision, unless the exchange holds its bound already. */
+  record(decision: RecordedDecision): void {
+    if (this.#decisions === undefined) this.#decisions = [decision];
+    else if (this.#decisions.length < MAX_RECORDED_DECISIONS) this.#decisions.push(decision);
+  }
 }
+
+const NO_DECISIONS: readonly RecordedDecision[] = Object.freeze([]);
 
 /**
  * The request that carries its own exchange (no `raw` in front of it) read last, and its exchange:
@@ -311,6 +358,19 @@ export function exchangeOf(request: object): Exchange {
 export function exchangeIfAny(request: object): Exchange | undefined {
   if (request === lastCarrier) return lastExchange;
   return storedExchange(carrier(request));
+}
+
+/**
+ * Keeps `message`, published on `channel`, in its request's exchange ({@link Exchange.decisions}).
+ * An exchange made by other code than this module's keeps nothing.
+ *
+ * @internal For `publishDecision`, the one place a decision is published.
+ */
+export function recordDecision(channel: string, message: DecisionMessage): void {
+  const request = message.request;
+  if (request === undefined) return;
+  const exchange = exchangeOf(request);
+  if (exchange instanceof RequestExchange) exchange.record({ channel, message });
 }
 
 /**

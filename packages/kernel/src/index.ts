@@ -13,8 +13,12 @@ export {
   type DecisionMessage,
   type DiagnosticChannel,
   type DiagnosticListener,
+  decisionChannel,
+  type LiteralDecisions,
+  publishDecision,
   subscribeDiagnostics,
   type TracedCall,
+  tracedCall,
   unsubscribeDiagnostics,
 } from "./diagnostics.js";
 export {
@@ -24,11 +28,13 @@ export {
   exchangeIfAny,
   exchangeOf,
   type FactsEntry,
+  MAX_RECORDED_DECISIONS,
   type ParsedBody,
   type Principal,
   principalFor,
   principalKey,
   type RateLimitState,
+  type RecordedDecision,
   type RoutingRules,
   recordAuthentication,
 } from "./exchange.js";

@@ -14,17 +14,20 @@
  */
 // Express's asyncRoute, for `@svc/errors` to re-export from its main entry without the Node.js
 // writer of the Express entry.
-export { asyncRoute, type NextFunction } from "./async-route.js";
-export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
-export { buildResponse, isCodedBody } from "./coded-response.js";
-export { concatBytes } from "./concat-bytes.js";
+
+// Held in the main entry, as the exchanges are: a runtime without node:diagnostics_channel has
+// one set of channels in a process, and a published decision is kept in the request's exchange.
 export {
   type DecisionChannel,
   decisionChannel,
   type LiteralDecisions,
   publishDecision,
   tracedCall,
-} from "./diagnostics.js";
+} from "@svc/kernel";
+export { asyncRoute, type NextFunction } from "./async-route.js";
+export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
+export { buildResponse, isCodedBody } from "./coded-response.js";
+export { concatBytes } from "./concat-bytes.js";
 export { type DigestAlgorithm, type DigestEncoding, digest, portableDigest } from "./digest.js";
 export {
   callDurableObject,

@@ -55,6 +55,25 @@ describe("exchangeOf", () => {
     expect(JSON.parse(out)).toEqual(["alice", 1]);
   });
 
+  it("a decision published through @svc/kernel/internal reaches a subscriber of @svc/kernel and the request's exchange, on a runtime without node:diagnostics_channel", () => {
+    // A runtime without that module (no process.getBuiltinModule) has the kernel's own channels:
+    // one set per process, whichever entry publishes and whichever subscribes, as the exchanges.
+    const script = `
+      delete process.getBuiltinModule;
+      const main = await import(${JSON.stringify(pathToFileURL(`${dist}index.js`).href)});
+      const internal = await import(${JSON.stringify(pathToFileURL(`${dist}internal.js`).href)});
+      const heard = [];
+      main.subscribeDiagnostics("svc:test", (message) => heard.push(message.decision));
+      const channel = internal.decisionChannel("svc:test");
+      const request = { headers: {} };
+      if (channel.hasSubscribers) internal.publishDecision(channel, { request, decision: "limited" });
+      const kept = main.exchangeOf(request).decisions.map((d) => d.channel + " " + d.message.decision);
+      process.stdout.write(JSON.stringify([heard, kept]));
+    `;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual([["limited"], ["svc:test limited"]]);
+  });
+
   it("refuses to key a credentialed request nobody authenticated", () => {
     expect(() => principalFor({ headers: { authorization: "Bearer x" } }, "rate limit", "fix")).toThrow(
       /carries credentials/,
