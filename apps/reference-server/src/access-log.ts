@@ -221,7 +221,7 @@ export function accessLines(
         remoteAddress: req.socket?.remoteAddress,
         userAgent: clipped(req.headers["user-agent"], MAX_LOGGED_AGENT),
         principal: requestState(req).principal?.id,
-        decisions: telemetry?.decisionsOf(req)?.join(" "),
+        decisions: telemetry?.decisionsOf(req),
         traceId: telemetry?.traceOf(req),
       },
       failed ? "request errored" : completed ? "request completed" : "request aborted",

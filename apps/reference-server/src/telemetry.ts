@@ -1,4 +1,3 @@
-import { randomFillSync } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { context, defaultTextMapGetter, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -14,14 +13,8 @@ import {
   ConsoleSpanExporter,
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-base";
-import {
-  type DecisionMessage,
-  requestState,
-  routeOf,
-  subscribeDiagnostics,
-  unsubscribeDiagnostics,
-} from "@svc/kernel";
-import { instrumentSvc, PACKAGES, serverSpans } from "@svc/otel";
+import { type DecisionMessage, exchangeIfAny, requestState, routeOf } from "@svc/kernel";
+import { instrumentSvc, serverSpans } from "@svc/otel";
 import type { TraceExport } from "./config.js";
 import { RequestDurations } from "./request-durations.js";
 
@@ -36,8 +29,11 @@ const MAX_DECISIONS = 16;
 export interface Telemetry {
   /** The metrics now, in the Prometheus text exposition format 0.0.4. */
   metricsText(): Promise<string>;
-  /** The decisions the packages took on `request` (`ratelimit:limited`, `auth:refused:expired`), in order. */
-  decisionsOf(request: object): readonly string[] | undefined;
+  /**
+   * The decisions the packages took on `request`, in order, as the access line names them
+   * (`ratelimit:limited auth:refused:expired`); `undefined` for none.
+   */
+  decisionsOf(request: object): string | undefined;
   /** The principal the request was authenticated as, if any. */
   principalOf(request: object): string | undefined;
   /**
@@ -45,12 +41,16 @@ export interface Telemetry {
    * `@svc/otel`'s server span (`serverSpans`): a child of the request's W3C `traceparent` when it
    * sends a valid one (else the root of a new trace), active while the request is served, so the
    * packages' decisions land on it and their store calls are its children. Without an exporter
-   * no span is built, and the request's trace id (for its log lines) is the caller's, else a new one.
+   * no span is built, and the request's trace id (for its log lines) is the caller's, else none:
+   * an id no span records names no trace, and the correlation id already names the request.
    */
   traced(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
   ): (req: IncomingMessage, res: ServerResponse) => void;
-  /** The trace id of the request's server span (32 hex digits), for its log lines. */
+  /**
+   * The trace id of the request's server span (32 hex digits), for its log lines; without spans,
+   * the caller's (a valid `traceparent`), else `undefined`.
+   */
   traceOf(request: object): string | undefined;
   /**
    * The service's route templates, as its OpenAPI document names them (`/employees/{id}`): a
@@ -59,12 +59,6 @@ export interface Telemetry {
   routes(templates: readonly string[]): void;
   /** Stops listening. */
   close(): Promise<void>;
-}
-
-/** The object a request's decisions are kept by: the `node:http` request under Fastify's. */
-function carrier(request: object): object {
-  const raw = (request as { raw?: unknown }).raw;
-  return typeof raw === "object" && raw !== null ? raw : request;
 }
 
 /** The methods the semantic conventions name; any other is `_OTHER` (a metric's series stay few). */
@@ -87,8 +81,12 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${parts.join("[^/]+")}$`);
 }
 
-/** One decision as the access line names it: `<package>:<decision>[:<reason or code>]`. */
-function decisionWord(pkg: string, message: DecisionMessage & Record<string, unknown>): string {
+/**
+ * One decision as the access line names it: `<package>:<decision>[:<reason or code>]`, the
+ * package being its channel's name after `svc:`.
+ */
+function decisionWord(channel: string, message: DecisionMessage & Record<string, unknown>): string {
+  const pkg = channel.startsWith("svc:") ? channel.slice(4) : channel;
   const detail = message.reason ?? message.faultCode ?? message.code ?? message.version ?? message.coding;
   return typeof detail === "string" || typeof detail === "number"
     ? `${pkg}:${message.decision}:${detail}`
@@ -96,10 +94,26 @@ function decisionWord(pkg: string, message: DecisionMessage & Record<string, unk
 }
 
 /**
+ * The decisions the request's exchange kept (every one the packages published while `@svc/otel`
+ * listened), as the access line's words: made once, when the line is written.
+ */
+function decisionWords(request: object): string | undefined {
+  const decisions = exchangeIfAny(request)?.decisions;
+  if (decisions === undefined || decisions.length === 0) return undefined;
+  const count = Math.min(decisions.length, MAX_DECISIONS);
+  let words = "";
+  for (let i = 0; i < count; i++) {
+    const { channel, message } = decisions[i] as (typeof decisions)[number];
+    words += (i === 0 ? "" : " ") + decisionWord(channel, message as DecisionMessage & Record<string, unknown>);
+  }
+  return words;
+}
+
+/**
  * Starts the service's telemetry: a meter provider read by a Prometheus exporter that serves no
  * port of its own (the metrics' listener serialises it, metrics-listener.ts), a server span per request that
- * continues the caller's trace, `@svc/otel` over every package's channel, and a listener that
- * keeps each request's decisions for its access line.
+ * continues the caller's trace, and `@svc/otel` over every package's channel; the decisions it
+ * hears stay in each request's exchange, for its access line.
  *
  * @example const telemetry = createTelemetry(); const text = await telemetry.metricsText();
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
@@ -113,25 +127,6 @@ function spanExporters(traces: TraceExport): SpanExporter[] {
       ? new OtlpJsonExporter({ url: traces.url })
       : new OtlpProtobufExporter({ url: traces.url });
   });
-}
-
-/** Random bytes for trace ids, drawn 256 ids at a time. */
-const randomIds = Buffer.alloc(16 * 256);
-let nextId = randomIds.length;
-
-/**
- * A W3C trace id, for a request whose trace no span records: 16 random bytes in hex, never all
- * zeros (an invalid trace id).
- * @see https://www.w3.org/TR/trace-context/#trace-id
- */
-function newTraceId(): string {
-  if (nextId === randomIds.length) {
-    randomFillSync(randomIds);
-    nextId = 0;
-  }
-  const id = randomIds.toString("hex", nextId, nextId + 16);
-  nextId += 16;
-  return id === "00000000000000000000000000000000" ? newTraceId() : id;
 }
 
 /** When a request came in (`performance.now()`), kept on it for its duration. */
@@ -173,41 +168,25 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     return templates.find(([, pattern]) => pattern.test(route.path))?.[0];
   };
   const serializer = new PrometheusSerializer();
-  const decisions = new WeakMap<object, string[]>();
-  const listeners = PACKAGES.map((pkg) => {
-    const listener = (raw: unknown) => {
-      const message = raw as DecisionMessage & Record<string, unknown>;
-      if (message?.request === undefined || typeof message.request !== "object") return;
-      const key = carrier(message.request);
-      let list = decisions.get(key);
-      if (list === undefined) {
-        list = [];
-        decisions.set(key, list);
-      }
-      if (list.length < MAX_DECISIONS) list.push(decisionWord(pkg, message));
-    };
-    subscribeDiagnostics(`svc:${pkg}`, listener);
-    return [`svc:${pkg}`, listener] as const;
-  });
   return {
     async metricsText() {
       const { resourceMetrics } = await exporter.collect();
       return serializer.serialize(resourceMetrics);
     },
-    decisionsOf: (request) => decisions.get(carrier(request)),
+    decisionsOf: decisionWords,
     principalOf: (request) => requestState(request).principal?.id,
     traced(handler) {
       if (tracerProvider === undefined)
         return (req, res) => {
           (req as Timed)[STARTED] = performance.now();
           res.on("close", recorded);
-          // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
-          const id =
-            req.headers.traceparent === undefined
-              ? undefined
-              : trace.getSpanContext(propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter))
-                  ?.traceId;
-          traceIds.set(req, id ?? newTraceId());
+          // W3C Trace Context §3.2: a traceparent that does not parse is ignored.
+          if (req.headers.traceparent !== undefined) {
+            const id = trace.getSpanContext(
+              propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter),
+            )?.traceId;
+            if (id !== undefined) traceIds.set(req, id);
+          }
           handler(req, res);
         };
       // @svc/otel's server span, active while the request is served: its trace id is the access line's.
@@ -226,7 +205,7 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
         spanned(req, res);
       };
     },
-    traceOf: (request) => traceIds.get(carrier(request)),
+    traceOf: (request) => traceIds.get((request as { raw?: object }).raw ?? request),
     routes(given) {
       // A path matches only templates of its depth; among those, literal segments before parameters
       // (`/orders/search` before `/orders/{id}`).
@@ -239,7 +218,6 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     },
     async close() {
       instrumentation.disable();
-      for (const [name, listener] of listeners) unsubscribeDiagnostics(name, listener);
       await meterProvider.shutdown();
       await tracerProvider?.shutdown();
     },

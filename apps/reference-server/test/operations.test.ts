@@ -98,7 +98,11 @@ describe("operations", () => {
     watchResponses(service.server as Server);
     try {
       await fetch(`${service.url}/employees/1`, {
-        headers: { authorization: ADMIN, "x-correlation-id": "corr-42" },
+        headers: {
+          authorization: ADMIN,
+          "x-correlation-id": "corr-42",
+          traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        },
       });
       await fetch(`${service.url}/employees?access_token=secret-token-value`);
       const all = lines.join("");

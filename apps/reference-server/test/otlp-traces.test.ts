@@ -235,6 +235,38 @@ describe.each([
   });
 });
 
+describe("the access line names the exported span's trace", () => {
+  const receiver = new Receiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it("a request without traceparent → a new trace, its id in the line and on the span", async () => {
+    const lines: string[] = [];
+    const service = await startService(
+      loadConfig({
+        PORT: "0",
+        ...frameworkEnv(),
+        DATABASE_URL: "sqlite::memory:",
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+      }),
+      { logger: createLogger({ logLevel: "info" }, { write: (line: string) => void lines.push(line) }) },
+    );
+    try {
+      const r = await fetch(`${service.url}/v1/employees`, { headers: { "x-correlation-id": "otlp-line" } });
+      await r.arrayBuffer();
+    } finally {
+      await service.close();
+    }
+    const entry = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.correlationId === "otlp-line" && l.statusCode !== undefined);
+    expect(entry?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(entry?.traceId).not.toBe("00000000000000000000000000000000");
+    expect(receiver.spans.map((s) => s.traceId)).toContain(entry?.traceId);
+  });
+});
+
 describe("no span without an exporter", () => {
   const receiver = new Receiver();
   beforeAll(() => receiver.start());

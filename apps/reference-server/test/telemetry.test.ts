@@ -252,14 +252,14 @@ describe("telemetry: the access line", () => {
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
       "4bf92f3577b34da6a3ce929d0e0e4736",
     ],
-    ["none → a new trace", undefined, undefined],
+    ["none → no trace id (no span records one)", undefined, undefined],
     [
-      "a malformed one (version ff) → ignored, a new trace",
+      "a malformed one (version ff) → ignored, no trace id",
       "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
       undefined,
     ],
     [
-      "an all-zero trace id → ignored, a new trace",
+      "an all-zero trace id → ignored, no trace id",
       "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
       undefined,
     ],
@@ -277,9 +277,7 @@ describe("telemetry: the access line", () => {
         .find((l) => l.correlationId === id && l.statusCode !== undefined);
       if (entry === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    expect(entry?.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(entry?.traceId).not.toBe("00000000000000000000000000000000");
-    if (continued !== undefined) expect(entry?.traceId).toBe(continued);
-    else expect(entry?.traceId).not.toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(entry).toBeDefined();
+    expect(entry?.traceId).toBe(continued);
   });
 });
