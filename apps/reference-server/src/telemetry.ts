@@ -104,7 +104,8 @@ function decisionWords(request: object): string | undefined {
   let words = "";
   for (let i = 0; i < count; i++) {
     const { channel, message } = decisions[i] as (typeof decisions)[number];
-    words += (i === 0 ? "" : " ") + decisionWord(channel, message as DecisionMessage & Record<string, unknown>);
+    words +=
+      (i === 0 ? "" : " ") + decisionWord(channel, message as DecisionMessage & Record<string, unknown>);
   }
   return words;
 }
