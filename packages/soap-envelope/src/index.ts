@@ -7,6 +7,7 @@ export {
   type SoapRoute,
   soapResponseValue,
 } from "./binding/core.js";
+export type { SoapDocument } from "./binding/documents.js";
 export { type SoapFaultsOptions, soapFaults } from "./binding/fault-renderer.js";
 export { type MediaType, parseMediaType } from "./binding/media-type.js";
 export {

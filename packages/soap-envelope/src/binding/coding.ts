@@ -33,30 +33,7 @@ export function pipelineRequest(input: CodedRequest, path = targetPath(input.tar
   };
 }
 
-/**
- * The coding a WSDL or schema document gets for this request, by the coding step's rules
- * (`Accept-Encoding`, its threshold); the request fields the choice read join `vary`.
- */
-export function documentCoding(
-  coder: Coder,
-  input: CodedRequest,
-  path: string,
-  contentType: string,
-  vary: string[],
-  body: Uint8Array,
-): string {
-  const request = pipelineRequest(input, path);
-  coder.preflight(request);
-  const value: ResponseValue = {
-    status: 200,
-    fields: { "content-type": contentType, "cache-control": "no-cache" },
-    vary,
-    body,
-  };
-  return coder.choose(request, value, body.byteLength);
-}
-
-/** `response` (a document's 200 to a GET) with its content in `coding`. */
+/** `response` with its content in `coding`. */
 export async function encoded(coder: Coder, coding: string, response: SoapResponse): Promise<SoapResponse> {
   const body = await coder.encode(coding, toBytes(response.body));
   if (!(body instanceof Uint8Array)) throw new TypeError(`The ${coding} coder did not return bytes`);

@@ -1,13 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
-import type { Coder, Fields, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
+import type { Coder, Fields, Pipeline, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
 import { reportAnswer, soapChannel } from "../processor/diagnostics.js";
 import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
-import { checkCoder, coded, documentCoding, encoded, pipelineRequest } from "./coding.js";
-import { endpointAddress } from "./endpoint-address.js";
+import { checkCoder, coded, pipelineRequest } from "./coding.js";
+import { documentPipeline, renderDocument, type SoapDocument, serveDocument } from "./documents.js";
 import { targetPath } from "./request-target.js";
 import {
   compileSoapService,
@@ -69,13 +68,15 @@ export interface SoapHttpInput {
 }
 
 /**
- * What {@link SoapEndpoint.route} decided: an answer already made (a WSDL or schema, a 304, a
- * 405), or a POSTed message for the service to process. `coding`: the content coding the answer's
- * content is still to be sent in ({@link SoapEndpoint.respond} applies it).
+ * What {@link SoapEndpoint.route} decided: an answer already made (a 405), a WSDL or schema
+ * document to serve (through the kernel's pipeline: its validators, preconditions and coding), or
+ * a POSTed message for the service to process. {@link SoapEndpoint.respond} makes each the
+ * response to write.
  */
 export type SoapRoute =
-  | { response: SoapResponse; message?: undefined; coding?: string | undefined }
-  | { response?: undefined; message: SoapRequest; coding?: undefined };
+  | { response: SoapResponse; document?: undefined; message?: undefined }
+  | { response?: undefined; document: SoapDocument; message?: undefined }
+  | { response?: undefined; document?: undefined; message: SoapRequest };
 
 /**
  * A SOAP endpoint over HTTP, framework-free: the service plus the decisions of the HTTP binding
@@ -101,14 +102,15 @@ export interface SoapEndpoint {
    */
   readBody(source: Exclude<XmlSource, string>, contentLength?: string): Promise<Uint8Array | XmlError>;
   /**
-   * Decides one request up to the SOAP processing: `GET`/`HEAD` `?wsdl` and `?xsd=` are answered
-   * (or refused by a thrown `HttpError`: 400 for the host, 404, 412), other methods but POST get
-   * 405 with `Allow`, a POST is a message for {@link SoapService.handle}.
+   * Decides one request up to the SOAP processing: `GET`/`HEAD` `?wsdl` and `?xsd=` are a
+   * document (or refused by a thrown `HttpError`: 400 for the host, 404, the coding's 406), other
+   * methods but POST get 405 with `Allow`, a POST is a message for {@link SoapService.handle}.
    */
   route(input: SoapHttpInput): SoapRoute;
   /**
-   * What {@link route} decided for `input`, made the response to write: the message processed
-   * ({@link SoapService.handle}, then {@link complete}), and the content coding applied.
+   * What {@link route} decided for `input`, made the response to write: the document through the
+   * kernel's pipeline (rejecting with its 412), the message processed ({@link SoapService.handle},
+   * then {@link complete}), and the content coding applied.
    */
   respond(input: SoapHttpInput, routed: SoapRoute): Promise<SoapResponse>;
   /**
@@ -163,13 +165,10 @@ export function createSoapEndpoint<Operations = never>(
 export function compileSoapEndpoint(node: SoapNode, coder?: Coder): SoapEndpoint {
   const service = node.service;
   const { maxBytes, bodyTimeoutMs, unreadBody } = node;
+  const documents = documentPipeline(coder);
   const respond = (input: SoapHttpInput, routed: SoapRoute): Promise<SoapResponse> => {
-    if (routed.response !== undefined) {
-      const coding = routed.coding;
-      return coding === undefined || coder === undefined
-        ? Promise.resolve(routed.response)
-        : encoded(coder, coding, routed.response);
-    }
+    if (routed.response !== undefined) return Promise.resolve(routed.response);
+    if (routed.document !== undefined) return serveDocument(documents, input, routed.document);
     const answered = service.handle(routed.message).then(complete);
     return coder === undefined ? answered : answered.then((response) => coded(coder, input, response));
   };
@@ -185,12 +184,12 @@ export function compileSoapEndpoint(node: SoapNode, coder?: Coder): SoapEndpoint
             if (err instanceof XmlError) return err;
             throw err;
           }),
-    route: (input) => route(service, input, coder),
+    route: (input) => route(service, input, coder, documents),
     respond,
     answer: (input) => {
       let routed: SoapRoute;
       try {
-        routed = route(service, input, coder);
+        routed = route(service, input, coder, documents);
       } catch (err) {
         return Promise.reject(err);
       }
@@ -201,7 +200,12 @@ export function compileSoapEndpoint(node: SoapNode, coder?: Coder): SoapEndpoint
   return endpoint;
 }
 
-function route(service: SoapService, input: SoapHttpInput, coder: Coder | undefined): SoapRoute {
+function route(
+  service: SoapService,
+  input: SoapHttpInput,
+  coder: Coder | undefined,
+  documents: Pipeline,
+): SoapRoute {
   const target = input.target;
   const q = target.indexOf("?");
   const method = input.method;
@@ -209,7 +213,12 @@ function route(service: SoapService, input: SoapHttpInput, coder: Coder | undefi
   const query = q === -1 ? undefined : new URLSearchParams(target.slice(q + 1));
   const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
   if (describes && (method === "GET" || method === "HEAD")) {
-    return describe(service, input, targetPath(target), query.get("xsd"), coder);
+    const path = targetPath(target);
+    const document = renderDocument(service.contract, input, path, query.get("xsd"));
+    // RFC 9110 §12.5.3: a client refusing every coding, identity included, gets the pipeline's 406.
+    const refusal = documents.prepare(pipelineRequest(input, path), target).refusal;
+    if (refusal !== undefined) throw refusal;
+    return { document };
   }
   if (method !== "POST") {
     // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
@@ -310,76 +319,6 @@ function complete(response: SoapResponse): SoapResponse {
   // An empty body (a one-way message's 202) says so, rather than being framed as chunked.
   headers["Content-Length"] = String(bodyLength(response.body));
   return { ...response, headers };
-}
-
-/** GET / HEAD `?wsdl` or `?xsd=<path>`: the rendered WSDL or schema, with conditional requests. */
-function describe(
-  service: SoapService,
-  input: SoapHttpInput,
-  path: string,
-  xsd: string | null,
-  coder: Coder | undefined,
-): SoapRoute {
-  const method = input.method;
-  // A Host (or trusted X-Forwarded-Host) that is no authority: 400 (RFC 9112 §3.2), thrown.
-  const address = endpointAddress({
-    host: input.host,
-    httpVersion: input.httpVersion,
-    facts: input.facts,
-    encrypted: input.encrypted,
-    path,
-    target: input.target,
-  });
-  // RFC 9110 §12.5.5: the address in the document was read from these fields too (behind a
-  // trusted proxy), so a shared cache must not serve it to a request forwarded for another host;
-  // a 304 carries the Vary a 200 would (§15.4.5), as do the refusals.
-  const vary = [...address.vary];
-  const varied = vary.length > 0 ? { Vary: vary.join(", ") } : undefined;
-  const doc = service.contract.render(address.url, xsd ?? undefined);
-  if (doc === undefined) {
-    throw HttpError.notFound(`No schema "${shown(String(xsd))}" belongs to this contract`, {
-      ...(varied && { headers: varied }),
-    });
-  }
-  const contentType =
-    xsd === null || xsd.endsWith(".wsdl")
-      ? "application/wsdl+xml; charset=utf-8"
-      : "application/xml; charset=utf-8";
-  // The coding is decided before the validators: a coded document is another representation.
-  const bytes = coder === undefined ? undefined : utf8Bytes(doc);
-  const coding =
-    bytes === undefined ? "identity" : documentCoding(coder as Coder, input, path, contentType, vary, bytes);
-  // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
-  // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
-  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. A coded document's
-  // tag is weak: its bytes are made per response.
-  const strong = representationTag(contentType, undefined, bytes ?? doc);
-  const etag = coding === "identity" ? strong : `W/${strong}`;
-  // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
-  // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
-  const outcome = evaluatePreconditions(method, input.headers, { etag });
-  if (outcome === 412) {
-    throw HttpError.preconditionFailed("The document has changed since the precondition was computed", {
-      // The tag compared is the coded one's when `Accept-Encoding` chose a coding.
-      headers: { ETag: etag, ...(vary.length > 0 && { Vary: vary.join(", ") }) },
-    });
-  }
-  if (outcome === 304) {
-    return {
-      response: { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" }, body: "", vary },
-    };
-  }
-  const headers: Record<string, string> = {
-    ETag: etag,
-    "Cache-Control": "no-cache",
-    "Content-Type": contentType,
-  };
-  // RFC 9110 §9.3.2: a HEAD gets the fields of the GET, no content; a coded GET's length is
-  // known only once coded, so its HEAD leaves it out (§8.6).
-  if (coding === "identity") headers["Content-Length"] = String(bytes?.byteLength ?? utf8Length(doc));
-  else headers["Content-Encoding"] = coding;
-  const response = { status: 200, headers, body: method === "HEAD" ? "" : (bytes ?? doc), vary };
-  return method === "HEAD" || coding === "identity" ? { response } : { response, coding };
 }
 
 /** The octets a response's content is sent as. */
