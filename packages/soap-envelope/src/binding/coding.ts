@@ -1,5 +1,14 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Coder, Fields, PipelineRequest, ResponseValue } from "@svc/kernel";
+import {
+  addVary,
+  type Coder,
+  createPipeline,
+  fieldText,
+  type Pipeline,
+  type PipelineRequest,
+  type Prepared,
+  reply,
+} from "@svc/kernel";
 import { hasMembers, optionError } from "../options.js";
 import { utf8Bytes } from "../xml/bytes.js";
 import { targetPath } from "./request-target.js";
@@ -33,39 +42,54 @@ export function pipelineRequest(input: CodedRequest, path = targetPath(input.tar
   };
 }
 
-/** `response` with its content in `coding`. */
-export async function encoded(coder: Coder, coding: string, response: SoapResponse): Promise<SoapResponse> {
-  const body = await coder.encode(coding, toBytes(response.body));
-  if (!(body instanceof Uint8Array)) throw new TypeError(`The ${coding} coder did not return bytes`);
-  return { ...response, headers: { ...response.headers, "Content-Length": String(body.byteLength) }, body };
+/** Nothing is decided before routing for a SOAP endpoint: it has no versions. */
+export const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });
+
+/**
+ * The pipeline an answer to a message goes through: the coding step alone. The answer to one
+ * message is never stored (RFC 9111 §5.2.2.5, `no-store`), so it has no validators to compute.
+ */
+export function messagePipeline(coder: Coder): Pipeline {
+  return createPipeline({ coding: coder });
 }
 
 /**
- * An answer to a message (made by {@link complete}) in the coding this request gets by the coding
- * step's rules; `Accept-Encoding` joins its `vary` when the answer could be coded for some client.
+ * An answer to a message (made by `complete`) through `pipeline`: coded as the coding step decides
+ * for this request, `Accept-Encoding` joining its `vary` when the choice read it. An empty answer
+ * (a one-way 202) has nothing to code.
  */
 export async function coded(
-  coder: Coder,
+  pipeline: Pipeline,
   input: CodedRequest,
   response: SoapResponse,
 ): Promise<SoapResponse> {
   const body = response.body;
   if (body.length === 0) return response;
   const headers = response.headers;
+  const value = await pipeline.respond(
+    pipelineRequest(input),
+    NOT_PREPARED,
+    reply.bytes(toBytes(body), contentTypeOf(headers), { status: response.status, headers }),
+  );
   const vary = [...(response.vary ?? [])];
-  const fields: Fields = {};
-  for (const name in headers) fields[name.toLowerCase()] = headers[name] as string;
-  const bytes = toBytes(body);
-  const value: ResponseValue = { status: response.status, fields, vary, body: bytes };
-  const coding = coder.choose(pipelineRequest(input), value, bytes.byteLength);
-  if (coding === "identity")
+  addVary(vary, ...value.vary);
+  const coding = fieldText(value.fields["content-encoding"]);
+  if (coding === undefined)
     return vary.length === (response.vary?.length ?? 0) ? response : { ...response, vary };
-  return encoded(coder, coding, {
+  const sent = value.body;
+  if (!(sent instanceof Uint8Array)) throw new TypeError(`The ${coding} coder did not return bytes`);
+  return {
     ...response,
-    headers: { ...headers, "Content-Encoding": coding },
+    headers: { ...headers, "Content-Encoding": coding, "Content-Length": String(sent.byteLength) },
     vary,
-    body: bytes,
-  });
+    body: sent,
+  };
+}
+
+/** A response's `Content-Type`, its name in any case (RFC 9110 §5.1). */
+function contentTypeOf(headers: Readonly<Record<string, string>>): string {
+  for (const name in headers) if (name.toLowerCase() === "content-type") return headers[name] as string;
+  return "application/octet-stream";
 }
 
 function toBytes(body: string | Uint8Array): Uint8Array {

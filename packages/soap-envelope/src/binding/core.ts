@@ -5,7 +5,7 @@ import { reportAnswer, soapChannel } from "../processor/diagnostics.js";
 import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
-import { checkCoder, coded, pipelineRequest } from "./coding.js";
+import { checkCoder, coded, messagePipeline, pipelineRequest } from "./coding.js";
 import { documentPipeline, renderDocument, type SoapDocument, serveDocument } from "./documents.js";
 import { targetPath } from "./request-target.js";
 import {
@@ -166,11 +166,12 @@ export function compileSoapEndpoint(node: SoapNode, coder?: Coder): SoapEndpoint
   const service = node.service;
   const { maxBytes, bodyTimeoutMs, unreadBody } = node;
   const documents = documentPipeline(coder);
+  const messages = coder === undefined ? undefined : messagePipeline(coder);
   const respond = (input: SoapHttpInput, routed: SoapRoute): Promise<SoapResponse> => {
     if (routed.response !== undefined) return Promise.resolve(routed.response);
     if (routed.document !== undefined) return serveDocument(documents, input, routed.document);
     const answered = service.handle(routed.message).then(complete);
-    return coder === undefined ? answered : answered.then((response) => coded(coder, input, response));
+    return messages === undefined ? answered : answered.then((response) => coded(messages, input, response));
   };
   const endpoint: SoapEndpoint = {
     service,

@@ -5,7 +5,6 @@ import {
   createPipeline,
   fieldText,
   type Pipeline,
-  type Prepared,
   type ResponseValue,
   reply,
   splitList,
@@ -15,7 +14,7 @@ import type { SoapResponse } from "../processor/types.js";
 import type { Contract } from "../wsdl/contract.js";
 import { utf8Bytes } from "../xml/bytes.js";
 import { shown } from "../xml/shown.js";
-import { type CodedRequest, pipelineRequest } from "./coding.js";
+import { type CodedRequest, NOT_PREPARED, pipelineRequest } from "./coding.js";
 import { type AddressInput, endpointAddress } from "./endpoint-address.js";
 
 // The WSDL and its schemas are resources of the endpoint's URI (`?wsdl`, `?xsd=`), answered as
@@ -107,8 +106,6 @@ function varyOf(value: ResponseValue): string[] {
   const own = fieldText(value.fields.vary);
   return own === undefined ? [...value.vary] : [...(splitList(own) ?? []), ...value.vary];
 }
-
-const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });
 
 /**
  * The document through `pipeline`: `Cache-Control: no-cache` (RFC 9111 §5.2.2.4: a redeployed
