@@ -2,6 +2,8 @@ import { option } from "./helpers.mjs";
 
 const pipeline = 'import { createPipeline } from "@svc/kernel";';
 const TRUST = "true, false, a hop count, addresses or a function";
+const ROUTING = "`expressRouting()` of `@svc/kernel/fastify`";
+const routingImports = 'import { expressRouting } from "@svc/kernel/fastify";';
 
 export default {
   ERR_SVC_KERNEL_TRUST_PROXY: {
@@ -31,7 +33,7 @@ await app.close();
 `,
   },
   ERR_SVC_KERNEL_OPTIONS: option({
-    raiser: "`createPipeline()` of `@svc/kernel`",
+    raiser: "`createPipeline()` of `@svc/kernel`, or `expressRouting()` of `@svc/kernel/fastify`",
     name: "options",
     refused: "its options argument is not an object",
     accepted: "an object of steps",
@@ -54,7 +56,8 @@ await app.close();
     fix: "Give `requestProperties` `true` (also write `req.apiVersion` and `req.apiVersionPrefix`, for handlers written against 0.1 and 0.2) or `false`, the default; handlers read the version with `requestState(req).version` of `@svc/kernel`.",
   }),
   ERR_SVC_KERNEL_UNKNOWN_OPTION: {
-    raiser: "`createPipeline()` of `@svc/kernel`",
+    raiser:
+      "`createPipeline()` of `@svc/kernel`, or `expressRouting()` of `@svc/kernel/fastify` (its options are `notFound` and `methodNotAllowed`)",
     when: "construction",
     refused:
       "its options name a step it does not know, a misspelling the compiler does not catch when the object is not a literal; the message names the nearest step it knows",
@@ -162,6 +165,92 @@ export const svc = createPipeline(steps);
     right: '"forwarded" as ForwardedHeaders',
     fix: 'Name the family your proxy sets: `"x-forwarded"` (the default) or `"forwarded"`.',
   }),
+  ERR_SVC_KERNEL_NOT_FOUND: option({
+    raiser: ROUTING,
+    name: "notFound",
+    refused:
+      "the 404 of a request whose `:name` parameter matched an empty segment is not made by a function",
+    accepted: "a function (target) => Error",
+    imports: `${routingImports}\nimport { notFoundError } from "@svc/errors";`,
+    call: (v) =>
+      `// The 404 of GET /orders/ (an empty :id), worded as the error record words every 404.\nexport const routing = expressRouting({ notFound: ${v} });`,
+    wrong: 'notFoundError({ method: "GET", url: "/" }) as never',
+    right: "notFoundError",
+    fix: "Pass the function itself (`notFoundError` of `@svc/errors`, not the error it returns): `expressRouting` calls it with each such request's method and target.",
+  }),
+  ERR_SVC_KERNEL_METHOD_NOT_ALLOWED: option({
+    raiser: ROUTING,
+    name: "methodNotAllowed",
+    refused: "the 405 of a method a path lacks is not made by a function",
+    accepted: "a function (target, allowed) => Error",
+    imports: `${routingImports}\nimport { methodNotAllowedError } from "@svc/errors";`,
+    call: (v) =>
+      `// The 405 of DELETE /orders, worded as the error record words every 405.\nexport const routing = expressRouting({ methodNotAllowed: ${v} });`,
+    wrong: 'methodNotAllowedError({ method: "DELETE", url: "/orders" }, ["GET", "HEAD"]) as never',
+    right: "methodNotAllowedError",
+    fix: "Pass the function itself (`methodNotAllowedError` of `@svc/errors`, not the error it returns): `expressRouting` calls it with each such request's method and target, and the path's `Allow` list.",
+  }),
+  ERR_SVC_KERNEL_ALLOW: option({
+    raiser: "`allowedMethods()` of what `expressRouting()` of `@svc/kernel/fastify` returns",
+    when: "call",
+    name: "allow",
+    refused: "a path's `Allow` list is not a non-empty array of method names",
+    accepted: "a non-empty array of method names (RFC 9110 §9.1 tokens), CONNECT aside",
+    imports: `${routingImports}\n\nconst routing = expressRouting();`,
+    call: (v) =>
+      `// The methods of /orders, as the configuration lists them.\nexport const route = routing.allowedMethods("/orders", ${v});`,
+    wrong: '"GET, HEAD, POST".split(",")',
+    right: '"GET, HEAD, POST".split(", ")',
+    fix: 'List each method once, as a token without spaces (`["GET", "HEAD", "POST"]`); `OPTIONS` is added when missing, since the route answers it.',
+  }),
+  ERR_SVC_KERNEL_FIELDS: option({
+    raiser: "`allowedMethods()` of what `expressRouting()` of `@svc/kernel/fastify` returns",
+    when: "call",
+    name: "fields",
+    refused: "the fields of a path's OPTIONS answer are not an object of field names to string values",
+    accepted: "an object of field names to string values",
+    imports: `${routingImports}\n\nconst routing = expressRouting();`,
+    call: (v) =>
+      `// OPTIONS /orders tells what POST takes (RFC 9110 §10.2.1 lists Allow; Accept-Post beside it).\nexport const route = routing.allowedMethods("/orders", ["GET", "HEAD", "POST"], { fields: ${v} });`,
+    wrong: '{ "Accept-Post": ["application/json", "application/xml"] } as never',
+    right: '{ "Accept-Post": "application/json, application/xml" }',
+    fix: "Give each field its value as one string, a list joined with `, `.",
+  }),
+  ERR_SVC_KERNEL_ROUTE_ORDER: {
+    raiser: `The plugin of ${ROUTING}, for a route added after the 405 answers of its path`,
+    when: "registration",
+    refused:
+      "a route of a path added after the plugin added that path's 405 and OPTIONS route: those are added in the context of the path's first route once it has loaded what it registered so far, so a route added after an awaited `register` comes too late, and its method would be one the path refuses",
+    accepted: "add every route of a path before the plugin that adds them awaits a register",
+    fix: "Add a path's routes together, before the context awaits a `register`; or give the path's methods first, with `app.route(routing.allowedMethods(path, methods))`, in the context whose hooks its 405s should run behind.",
+    wrong: `${routingImports}
+import Fastify from "fastify";
+
+const routing = expressRouting();
+const app = Fastify({ ...routing.serverOptions });
+await app.register(routing.plugin);
+app.register(async (orders) => {
+  orders.get("/orders", async () => []);
+  await orders.register(async () => {});
+  orders.post("/orders", async () => ({}));
+});
+await app.ready();
+`,
+    right: `${routingImports}
+import Fastify from "fastify";
+
+const routing = expressRouting();
+const app = Fastify({ ...routing.serverOptions });
+await app.register(routing.plugin);
+app.register(async (orders) => {
+  orders.get("/orders", async () => []);
+  orders.post("/orders", async () => ({}));
+  await orders.register(async () => {});
+});
+await app.ready();
+await app.close();
+`,
+  },
 };
 
 export { TRUST };

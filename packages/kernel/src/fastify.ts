@@ -37,11 +37,20 @@ import type {
   FastifyPluginOptions,
   FastifyReply,
   FastifyRequest,
+  FastifyServerOptions,
   onRequestHookHandler,
   RawServerDefault,
   RouteHandlerMethod,
 } from "fastify";
+import {
+  type AllowedMethodsOptions,
+  type AllowedMethodsRoute,
+  allowedMethodsRoute,
+  type Refusals,
+  routingPlugin,
+} from "./fastify-routing.js";
 import { lowerFieldName } from "./field-name.js";
+import { checkRoutingOptions, type RoutedTarget } from "./method-routing.js";
 import { pipelineRequest } from "./node.js";
 import { presetFields } from "./preset-fields.js";
 import { releaseBody } from "./release.js";
@@ -514,3 +523,151 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
 }
 
 const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });
+
+export type { AllowedMethodsOptions, AllowedMethodsRoute } from "./fastify-routing.js";
+export type { RoutedTarget } from "./method-routing.js";
+
+/** Options of {@link expressRouting}: the errors its refusals are, for the application's error handler. */
+export interface ExpressRoutingOptions {
+  /**
+   * The error of a request whose `:name` parameter matched an empty segment (`GET /things/` and a
+   * `/things/:id` route): Express's router matches no route there, so it is the 404 of a path no
+   * route has. `notFoundError` of `@svc/errors` gives the error record's own message.
+   * @default (target) => HttpError.notFound()
+   */
+  notFound?: ((target: RoutedTarget) => Error) | undefined;
+  /**
+   * The error of a method a path lacks, given the path's `Allow` list, which the error carries as
+   * its `Allow` field (RFC 9110 §15.5.6: the origin server MUST send it). `methodNotAllowedError`
+   * of `@svc/errors` gives the error record's own message.
+   * @default (target, allowed) => HttpError.methodNotAllowed(allowed)
+   */
+  methodNotAllowed?: ((target: RoutedTarget, allowed: readonly string[]) => Error) | undefined;
+}
+
+/** The router settings of {@link ExpressServerOptions}: Express's, with `strict` and `caseSensitive` on. */
+export interface ExpressRouterOptions {
+  /** `/Things` is no `/things` (Express's `case sensitive routing`). */
+  readonly caseSensitive: true;
+  /** `/things/` is no `/things` (Express's `strict routing`). */
+  readonly ignoreTrailingSlash: false;
+  /** `//things` is no `/things`, as on Express. */
+  readonly ignoreDuplicateSlashes: false;
+  /**
+   * Long enough for any parameter of a request line Node.js accepts (its header limit, 16 KiB by
+   * default): Express's router has no such limit, and past Fastify's default of 100 characters
+   * its router matches no route (a 414) where a route's handler answers on Express.
+   */
+  readonly maxParamLength: number;
+}
+
+/**
+ * Fastify's server options under which its router routes as Express's: see
+ * {@link expressRouting}. `routerOptions` is read by Fastify 5.5 and later; before, give its fields
+ * as server options of their own.
+ */
+export interface ExpressServerOptions {
+  /** A GET route answers HEAD through its own handler (the plugin adds HEAD to it), as on Express. */
+  readonly exposeHeadRoutes: false;
+  /** Fastify's router as Express's: see {@link ExpressRouterOptions}. */
+  readonly routerOptions: ExpressRouterOptions;
+  /** {@link fastifyRewriteUrl}; a pipeline's adapter gives its own (`fastifyAdapter(p).rewriteUrl`). */
+  readonly rewriteUrl: (this: unknown, req: IncomingMessage) => string;
+  /**
+   * A target Fastify's router refuses before any route (a parameter that is no UTF-8, `%C0%AF`: a
+   * 400, as Express's router answers it) goes to the application's error handler, as every other
+   * error does, where Fastify would otherwise write its own JSON.
+   */
+  readonly frameworkErrors: NonNullable<FastifyServerOptions["frameworkErrors"]>;
+}
+
+/** What {@link expressRouting} gives: server options, a plugin, and a path's explicit `Allow` list. */
+export interface ExpressRouting {
+  /** Spread into `Fastify({ ...routing.serverOptions })`: see {@link ExpressServerOptions}. */
+  readonly serverOptions: ExpressServerOptions;
+  /** `app.register(routing.plugin)`, before the routes: see {@link expressRouting}. */
+  readonly plugin: FastifyPluginCallback;
+  /**
+   * A path's OPTIONS and 405 answers with `allow` as its `Allow` list (in that order, `OPTIONS`
+   * added last when missing), for `app.route(...)` in the context whose hooks they run behind, as
+   * `route.all(allowedMethods(allow))` is placed on Express: OPTIONS answers 204 with `Allow` and
+   * `options.fields`, any method `allow` lacks is refused in `onRequest`. Hooks of the route's own
+   * may be added from `preParsing` on (a permission check in front of OPTIONS: the 405s are
+   * refused before it). The path's routes then add no refusals of their own. `allow` must be a
+   * non-empty array of method names (`ERR_SVC_KERNEL_ALLOW`), `fields` an object of string values
+   * (`ERR_SVC_KERNEL_FIELDS`).
+   *
+   * @example app.route({ ...routing.allowedMethods("/things", ["GET", "HEAD", "POST"], { fields: { "Accept-Post": "application/json" } }), preParsing: mayRead });
+   * @see https://www.rfc-editor.org/rfc/rfc9110#section-9.3.7
+   */
+  allowedMethods(
+    path: string,
+    allow: readonly string[],
+    options?: AllowedMethodsOptions,
+  ): AllowedMethodsRoute;
+}
+
+/** A target the router refused before any route, handed to the application's error handler. */
+const svcFrameworkErrors = function svcFrameworkErrors(
+  error: Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const server = request.server;
+  return server.errorHandler.call(server, error, request, reply);
+} as unknown as ExpressServerOptions["frameworkErrors"];
+
+const EXPRESS_SERVER_OPTIONS: ExpressServerOptions = Object.freeze({
+  exposeHeadRoutes: false,
+  routerOptions: Object.freeze({
+    caseSensitive: true,
+    ignoreTrailingSlash: false,
+    ignoreDuplicateSlashes: false,
+    maxParamLength: 16 * 1024,
+  }),
+  rewriteUrl: fastifyRewriteUrl,
+  frameworkErrors: svcFrameworkErrors,
+} as const);
+
+/**
+ * Express's routing on Fastify 5, for an application that answers the same on both: each path
+ * answers every method, as `route.all()` lets an Express route. Spread `serverOptions` into
+ * `Fastify(...)` and register `plugin` before the routes; for each route added after it:
+ * - OPTIONS answers 204 with `Allow`, and every other method the path lacks is a 405 with `Allow`
+ *   (RFC 9110 §15.5.6), refused in `onRequest`: before the body is read, and before Fastify's own
+ *   400 for a QUERY without `Content-Type`. These routes are added in the context of the path's
+ *   first route (behind its hooks), once that context has loaded what it registered so far; a
+ *   route of the same path added later, after an awaited `register`, is refused with the
+ *   `TypeError` `ERR_SVC_KERNEL_ROUTE_ORDER`. `allowedMethods` gives a path's list and place
+ *   itself;
+ * - a GET route answers HEAD through its own handler (RFC 9110 §9.3.2);
+ * - a `:name` parameter matches a non-empty segment only (`GET /things/` is `notFound`'s 404, not
+ *   the route of `/things/:id`), and one with a `%` that begins no percent-encoding is a 400 (RFC
+ *   3986 §2.1; `serverOptions.rewriteUrl` lets the router reach the route with it).
+ * Fastify's router learns every method Node's parser accepts (`addHttpMethod`), so `PROPFIND` is
+ * a 405 too, not a 404. The errors go to the application's error handler: `notFound` and
+ * `methodNotAllowed` make them (`ERR_SVC_KERNEL_NOT_FOUND`, `ERR_SVC_KERNEL_METHOD_NOT_ALLOWED`,
+ * checked once, here).
+ *
+ * @example
+ * const routing = expressRouting({ notFound: notFoundError, methodNotAllowed: methodNotAllowedError });
+ * const app = Fastify({ ...routing.serverOptions });
+ * await app.register(errorPlugin);
+ * await app.register(routing.plugin);
+ * app.get("/things/:id", async (request) => things.get((request.params as { id: string }).id));
+ * // DELETE /things/7 → 405, Allow: GET, HEAD, OPTIONS; OPTIONS /things/7 → 204; GET /things/ → 404
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.6
+ * @see https://expressjs.com/en/5x/api.html#router.route
+ */
+export function expressRouting(options?: ExpressRoutingOptions): ExpressRouting {
+  const given = checkRoutingOptions(options);
+  const refusals: Refusals = {
+    notFound: given.notFound ?? (() => HttpError.notFound()),
+    methodNotAllowed: given.methodNotAllowed ?? ((_target, allowed) => HttpError.methodNotAllowed(allowed)),
+  };
+  return {
+    serverOptions: EXPRESS_SERVER_OPTIONS,
+    plugin: appWide("@svc/kernel/express-routing", routingPlugin(refusals)),
+    allowedMethods: (path, allow, routeOptions) => allowedMethodsRoute(refusals, path, allow, routeOptions),
+  };
+}
