@@ -75,6 +75,7 @@ export const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = 
   ["/openapi.json", READ_ONLY],
   ["/docs", READ_ONLY],
   ["/docs/init.js", READ_ONLY],
+  ["/docs/assets/:file", READ_ONLY],
   ["/.well-known/jwks.json", READ_ONLY],
   ["/auth/token", ["POST", "OPTIONS"]],
 ];

@@ -23,6 +23,10 @@ const cases: readonly Case[] = [
     status: 405,
     allow: "GET, HEAD, OPTIONS, POST",
   },
+  // Every operational path too, its parameters included.
+  { line: "DELETE /docs/assets/swagger-ui.css", status: 405, allow: "GET, HEAD, OPTIONS" },
+  { line: "OPTIONS /docs/assets/swagger-ui.css", status: 204, allow: "GET, HEAD, OPTIONS" },
+  { line: "DELETE /docs/assets/", status: 404 },
   // RFC 3986 §2.1: a path no route has is a 404, however its `%` is spelled.
   { line: "GET /%ZZ", status: 404, message: /No resource matches GET \/%ZZ/ },
   { line: "GET /ws/%ZZ", status: 404 },
