@@ -1,4 +1,4 @@
-import { type IncomingMessage, METHODS, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { auth, authorize } from "@svc/auth/fastify";
 import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/errors/fastify";
 import { externalFacts } from "@svc/hal";
@@ -8,13 +8,13 @@ import {
   compileTrust,
   exchangeIfAny,
   type HandlerContext,
-  HttpError,
-  malformedEscape,
   type RouteOptions,
   requestState,
   targetPath,
 } from "@svc/kernel";
 import {
+  type ExpressRouting,
+  expressRouting,
   type FastifyPipeline,
   fastifyAdapter,
   fastifyGate,
@@ -82,12 +82,6 @@ declare module "fastify" {
 }
 
 /**
- * Every method Node's HTTP parser accepts but CONNECT (Node answers it apart): each is routed, so
- * a method a route lacks is its 405 with `Allow`, as Express's `route.all()` answers, never a 404.
- */
-const METHODS_ROUTED = METHODS.filter((m) => m !== "CONNECT");
-
-/**
  * The Fastify application: the same service as {@link createApp}'s Express application, from the
  * same handlers, packages and settings, in the same order of decisions. Fastify routes before any
  * hook runs, so what Express decides by mount order is decided by encapsulation here:
@@ -101,9 +95,9 @@ const METHODS_ROUTED = METHODS.filter((m) => m !== "CONNECT");
  *   Basic, the rate limit and its body), then the resource API behind authentication and the rate
  *   limit, whose not-found handler answers every path no route has (after both, as on Express).
  *
- * Inside a route: routing first (404, 405 with `Allow`), then the permission check (a
- * `preParsing` hook, before any byte of the body is read), then the body, then the pipeline with
- * its Idempotency-Key step. Routing is case-sensitive and strict (no trailing-slash folding).
+ * Inside a route: routing first (404, 405 with `Allow`: Express's routing, `expressRouting` of
+ * `@svc/kernel/fastify`), then the permission check (a `preParsing` hook, before any byte of the
+ * body is read), then the body, then the pipeline with its Idempotency-Key step.
  *
  * @example
  * const app = createFastifyApp(config, deps, (handler) => createServer(handler));
@@ -126,7 +120,11 @@ export function createFastifyApp(
     rateLimitGate<FastifyRequest>({ ...rateLimitOptions(config, deps), trustProxy: config.trustProxy }),
   );
   const versioned = svc.rewriteUrl;
+  const routing = expressRouting({ notFound: notFoundError, methodNotAllowed: methodNotAllowedError });
   const app = Fastify<Server>({
+    // Express's routing: case-sensitive and strict, parameters of any length, a GET route's HEAD
+    // through the pipeline, which answers it with the GET's fields.
+    ...routing.serverOptions,
     serverFactory: serverFactory as unknown as FastifyServerFactory<Server>,
     loggerInstance: logger,
     // The access line (access-log.ts) is the request log, as on Express.
@@ -145,21 +143,10 @@ export function createFastifyApp(
     // One trust policy with Express's meaning (a hop count trusts that many proxies), compiled
     // once: Fastify 5.12.1 and later would read a bare hop count as trusting no peer.
     trustProxy: fastifyTrustProxy(config.trustProxy),
-    // A GET route's HEAD runs the same handler through the pipeline, which answers it with the
-    // GET's fields: Fastify's own HEAD route would write Content-Length: 0 where the pipeline
-    // leaves the length out (a coded response).
-    exposeHeadRoutes: false,
     routerOptions: {
+      ...routing.serverOptions.routerOptions,
       // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
       querystringParser: (query) => parseQueryString(query),
-      // The service spec names plural lowercase paths (spec 4.1): `/Transfers/` is no resource.
-      caseSensitive: true,
-      ignoreTrailingSlash: false,
-      ignoreDuplicateSlashes: false,
-      // A path segment of any length reaches its route, whose handler answers it (an id of 150
-      // digits is the 400 of an id out of range), as on Express; past 100 characters Fastify's
-      // router would match no route. The request line is bounded by Node's header size limit.
-      maxParamLength: 16 * 1024,
     },
     // The version step strips `/v<N>` before routing, and the pipeline's rewriteUrl gives
     // Fastify's router the target as Express's router routes it (an absolute-form of any scheme
@@ -178,8 +165,8 @@ export function createFastifyApp(
       return errors(err, request, reply);
     },
   });
-  for (const method of METHODS_ROUTED)
-    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  // Before any route: every method is routed, and each path's 405s and OPTIONS are its own.
+  app.register(routing.plugin);
   app.setErrorHandler((err, request, reply) => errors(fromDatabaseError(err), request, reply));
   app.addHook("onRequest", everyRequest.onRequest);
   // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
@@ -195,8 +182,8 @@ export function createFastifyApp(
     main.addHook("onRequest", versionFields);
     // No body is read unless the route is a write; then after its permission check.
     readBodies(main, config);
-    await main.register(opsContext(deps, security, svc, limiter));
-    await main.register(apiContext(config, limiter, deps, security, svc, trust, errors));
+    await main.register(opsContext(deps, security, svc, limiter, routing));
+    await main.register(apiContext(config, limiter, deps, security, svc, trust, errors, routing));
   });
   return app;
 }
@@ -335,47 +322,6 @@ function soapContext(config: Config, deps: AppDeps, security: Security, limiter:
   };
 }
 
-/**
- * OPTIONS (204 with `Allow` and `fields`, behind `guard` when given) and every method `path` lacks
- * (405 with `Allow`, unguarded: routing decides it before permission).
- */
-function methodRoutes(
-  context: FastifyInstance,
-  path: string,
-  allow: readonly string[],
-  guard: preParsingHookHandler | undefined,
-  fields: Readonly<Record<string, string>> | undefined,
-): void {
-  const methods = allow.includes("OPTIONS") ? [...allow] : [...allow, "OPTIONS"];
-  const header = methods.join(", ");
-  const params = path.includes(":") ? { onRequest: nonEmptyParams } : {};
-  context.route({
-    method: "OPTIONS",
-    url: path,
-    ...params,
-    ...(guard === undefined ? {} : { preParsing: guard }),
-    handler: async (_request, reply) => {
-      for (const [name, value] of Object.entries(fields ?? {})) reply.header(name, value);
-      return reply.code(204).header("Allow", header).send();
-    },
-  });
-  const lacking = METHODS_ROUTED.filter((m) => !methods.includes(m));
-  const refuse = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) =>
-    done(methodNotAllowedError({ method: request.method, url: request.originalUrl }, methods));
-  context.route({
-    method: lacking,
-    url: path,
-    // Refused in onRequest: before the body is read, and before Fastify's own check that a QUERY
-    // has a Content-Type (draft-ietf-httpbis-safe-method-w-body §2), a 400 that would hide the
-    // 405 (RFC 9110 §15.5.6).
-    onRequest: path.includes(":") ? [nonEmptyParams, refuse] : refuse,
-    exposeHeadRoute: false,
-    handler: async (request) => {
-      throw methodNotAllowedError({ method: request.method, url: request.originalUrl }, methods);
-    },
-  });
-}
-
 /** The response pipeline's handler for a service handler, given the request's view. */
 function viewRoute(
   svc: FastifyPipeline,
@@ -430,49 +376,29 @@ function fastifyView(
   };
 }
 
-/**
- * A `:name` segment matches only a non-empty segment, as on Express: Fastify's router takes
- * `/transfers/` for `/transfers/:id` with an empty id, which would make it a second spelling of
- * a route (a 405 for its POST, not the 404 of a path no route has). Its hook answers that 404,
- * after authentication and the rate limit, where the not-found handler answers it.
- */
-function nonEmptyParams(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
-  // RFC 3986 §2.1: a parameter with a `%` that starts no percent-encoding cannot be decoded.
-  if (malformedEscape(request.originalUrl)) {
-    done(new HttpError(400, "Bad Request"));
-    return;
-  }
-  const params = request.params as Record<string, string>;
-  for (const name in params) {
-    if (params[name] === "") {
-      done(notFoundError({ method: request.method, url: request.originalUrl }));
-      return;
-    }
-  }
-  done();
-}
-
 /** The resource modules' {@link Routes} on a Fastify context, each method behind `guard`. */
 function fastifyRoutes(
   context: FastifyInstance,
   svc: FastifyPipeline,
   trust: ReturnType<typeof compileTrust>,
   guard: preParsingHookHandler,
+  routing: ExpressRouting,
 ): Routes {
   return (spec) => {
     for (const method of ROUTE_METHODS) {
       const handler = spec.handlers[method];
       if (handler === undefined) continue;
       context.route({
-        method: method === "get" ? ["GET", "HEAD"] : method.toUpperCase(),
+        method: method.toUpperCase(),
         url: spec.path,
-        ...(spec.path.includes(":") ? { onRequest: nonEmptyParams } : {}),
         preParsing: guard,
         config: { body: method !== "get" },
         handler: viewRoute(svc, trust, handler.handle, handler.options),
       });
     }
-    methodRoutes(context, spec.path, spec.allow, guard, spec.optionsFields);
+    // OPTIONS behind the permission check; the 405s are routing's, before it.
+    const fields = { fields: spec.optionsFields };
+    context.route({ ...routing.allowedMethods(spec.path, spec.allow, fields), preParsing: guard });
   };
 }
 
@@ -481,20 +407,25 @@ function fastifyRoutes(
  * behind Basic, the rate limit and the body, in that order (a bad body never hides a missing
  * credential).
  */
-function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, limiter: onRequestHookHandler) {
+function opsContext(
+  deps: AppDeps,
+  security: Security,
+  svc: FastifyPipeline,
+  limiter: onRequestHookHandler,
+  routing: ExpressRouting,
+) {
   return async (ops: FastifyInstance) => {
     // Outside the rate limit: the decisions' refusal (a write's 406) answers first.
     await ops.register(svc.plugin);
     for (const route of opsRoutes(security, deps, collectionsOf(deps.background).listed)) {
       const handle = route.handle;
-      ops.route({
-        method: ["GET", "HEAD"],
-        url: route.path,
-        ...(route.path.includes(":") ? { onRequest: nonEmptyParams } : {}),
-        handler: svc.handle((request: FastifyRequest) => handle(request.params as Record<string, string>)),
-      });
+      ops.get(
+        route.path,
+        svc.handle((request: FastifyRequest) => handle(request.params as Record<string, string>)),
+      );
     }
-    for (const [path, allow] of OPS_METHODS) methodRoutes(ops, path, allow, undefined, undefined);
+    // Here, outside the token's context: its 405s are answered before Basic and the rate limit.
+    for (const [path, allow] of OPS_METHODS) ops.route(routing.allowedMethods(path, allow));
     await ops.register(async (token) => {
       await token.register(auth, basicOnlyOptions(security));
       token.addHook("onRequest", limiter);
@@ -524,6 +455,7 @@ function apiContext(
   svc: FastifyPipeline,
   trust: ReturnType<typeof compileTrust>,
   errors: ReturnType<typeof fastifyErrorHandler>,
+  routing: ExpressRouting,
 ) {
   return async (api: FastifyInstance) => {
     await api.register(auth, authenticationOptions(security));
@@ -536,7 +468,7 @@ function apiContext(
     const keys = writeKeys((required) =>
       idempotency({ store: stores.idempotency, required, leaseMs, logger }),
     );
-    const routes = fastifyRoutes(api, svc, trust, authorize(mayCall));
+    const routes = fastifyRoutes(api, svc, trust, authorize(mayCall), routing);
     const { collections, listed } = collectionsOf(deps.background);
     mountResourceApi(routes, db, collections, listed, keys);
     mountCrud(routes, db, events);
