@@ -7,7 +7,7 @@
 //
 //   node apps/bench/src/callgrind.mjs [--root <repository>] [--warmup 4000] [--requests 2000]
 //     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap [--signed]] [--frameworks]
-//     [--readme [--rounds 2]] [--cache-sim]
+//     [--readme [--rounds 2]] [--cache-sim] [--no-publishing]
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
 // from its own /auth/token; `svc-stack-telemetry-off`, `svc-stack-metrics` and `svc-stack-traced`
@@ -20,6 +20,10 @@
 // `--frameworks` measures packages-fastify and fastify-peers, then packages-hono and hono-peers,
 // and prints each peer's instructions over the packages' app on the same framework. `--readme`
 // measures readme-floor and packages-readme in turn, `--rounds` times, and prints the difference.
+//
+// `--no-publishing` builds the packages as if none published a decision (every `hasSubscribers`
+// read in their sources is `false`, so the decisions' branches are dead code): the same scenario
+// with and without it gives what the channels cost a request when nobody subscribes.
 //
 // `--cache-sim` adds callgrind's cache and branch simulation (valgrind's model of this host's
 // caches, not its hardware counters, which a virtual machine may not expose): each figure then
@@ -73,6 +77,7 @@ const requests = Number(option("requests", "2000"));
 const connections = Number(option("connections", "8"));
 const keep = option("keep", undefined);
 const cacheSim = args.includes("--cache-sim");
+const noPublishing = args.includes("--no-publishing");
 const outDir = keep ?? (await mkdtemp(join(tmpdir(), "svc-callgrind-")));
 await mkdir(outDir, { recursive: true });
 
@@ -243,6 +248,7 @@ async function measure(id) {
       warmup,
       requests,
       connections,
+      ...(noPublishing ? { publishing: false } : {}),
       instructions: total,
       perRequest: Math.round(total / requests),
       perRequestByThread: threads,
@@ -332,6 +338,27 @@ async function bundled(scenario, port, publicJwk) {
   };
 }
 
+/**
+ * `--no-publishing`: the packages built as if no package published anything. Every read of a
+ * channel's `hasSubscribers` in a package's source (outside the kernel's diagnostics.ts, which
+ * defines it) is the constant `false`, so each decision's branch is dead code: no message, no
+ * check, no `publishDecision` call is left on a request's path. Measured against the ordinary
+ * build with nobody listening, it is what the channels cost when no one subscribes.
+ */
+function withoutPublishing() {
+  return {
+    name: "without-publishing",
+    setup(context) {
+      context.onLoad({ filter: /[\\/]packages[\\/][^\\/]+[\\/]src[\\/].*\.ts$/ }, async (args) => {
+        if (/[\\/]kernel[\\/]src[\\/]diagnostics\.ts$/.test(args.path)) return undefined;
+        const source = await readFile(args.path, "utf8");
+        const replaced = source.replace(/(?<!\bget )\b[A-Za-z_$][\w$]*\.hasSubscribers\b(?!\s*\()/g, "false");
+        return replaced === source ? undefined : { contents: replaced, loader: "ts" };
+      });
+    },
+  };
+}
+
 /** Node flags without `--import <the TypeScript loader>`, which a bundle does not need. */
 function withoutTsLoader(nodeArgs) {
   const kept = [];
@@ -363,7 +390,7 @@ function esbuild(entry, outfile, sources) {
     format: "esm",
     target: "node20",
     packages: "external",
-    plugins: [workspace],
+    plugins: noPublishing ? [workspace, withoutPublishing()] : [workspace],
     outfile,
     logLevel: "error",
   });
