@@ -164,7 +164,7 @@ function addedAfterRefusals(url: string, method: string): Error {
   return optionError(
     "kernel",
     "routeOrder",
-    `expressRouting: the route ${method} ${url} was added after the 405 answers of ${url} were; add every route of a path before the plugin that adds them awaits a register (the path's 405 and OPTIONS routes are added once those routes are loaded), or give its methods with app.route(routing.allowedMethods(${JSON.stringify(url)}, [...])) first`,
+    `expressRouting: the route ${method} ${url} comes after the 405 answers of ${url}, which refuse ${method}; add every route of a path before the plugin that adds them awaits a register (the path's 405 and OPTIONS routes are added once the routes added so far are loaded), or list the path's methods first, ${method} among them, with app.route(routing.allowedMethods(${JSON.stringify(url)}, [...]))`,
   );
 }
 
@@ -192,6 +192,7 @@ function prependOnRequest(route: SeenRoute, hook: onRequestHookHandler): void {
  */
 export function routingPlugin(refusals: Refusals): FastifyPluginCallback {
   return function svcExpressRouting(app: FastifyInstance, _options: unknown, done: (err?: Error) => void) {
+    // With a body, as Express's body parsers read one whatever the method.
     for (const method of ROUTABLE)
       if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
     const paths = new Map<string, PathRoutes>();

@@ -140,7 +140,24 @@ describe("a route of a path added after the path's refusals", () => {
     await expect(app.ready()).rejects.toMatchObject({
       name: "TypeError",
       code: "ERR_SVC_KERNEL_ROUTE_ORDER",
-      message: expect.stringContaining("the route POST /late was added after the 405 answers of /late"),
+      message: expect.stringContaining(
+        "the route POST /late comes after the 405 answers of /late, which refuse POST",
+      ),
+    });
+  });
+
+  it("allowedMethods without a method its route has → ready() rejects with ERR_SVC_KERNEL_ROUTE_ORDER", async () => {
+    const routing = expressRouting();
+    const app = Fastify({ ...routing.serverOptions });
+    await app.register(routing.plugin);
+    app.register(async (api) => {
+      api.route(routing.allowedMethods("/listed", ["GET", "HEAD"]));
+      api.get("/listed", async () => "read");
+      api.delete("/listed", async () => "gone");
+    });
+    await expect(app.ready()).rejects.toMatchObject({
+      code: "ERR_SVC_KERNEL_ROUTE_ORDER",
+      message: expect.stringContaining("DELETE among them"),
     });
   });
 
