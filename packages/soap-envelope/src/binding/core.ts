@@ -5,6 +5,7 @@ import { reportAnswer, soapChannel } from "../processor/diagnostics.js";
 import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
+import { refuseUnacceptable } from "./accept.js";
 import { checkCoder, coded, messagePipeline, pipelineRequest } from "./coding.js";
 import { documentPipeline, renderDocument, type SoapDocument, serveDocument } from "./documents.js";
 import { targetPath } from "./request-target.js";
@@ -185,12 +186,12 @@ export function compileSoapEndpoint(node: SoapNode, coder?: Coder): SoapEndpoint
             if (err instanceof XmlError) return err;
             throw err;
           }),
-    route: (input) => route(service, input, coder, documents),
+    route: (input) => route(service, input, coder, documents, node.answerTypes),
     respond,
     answer: (input) => {
       let routed: SoapRoute;
       try {
-        routed = route(service, input, coder, documents);
+        routed = route(service, input, coder, documents, node.answerTypes);
       } catch (err) {
         return Promise.reject(err);
       }
@@ -206,6 +207,7 @@ function route(
   input: SoapHttpInput,
   coder: Coder | undefined,
   documents: Pipeline,
+  answerTypes: SoapNode["answerTypes"],
 ): SoapRoute {
   const target = input.target;
   const q = target.indexOf("?");
@@ -232,10 +234,13 @@ function route(
     if (soapChannel.hasSubscribers) reportAnswer(input.native, refusal, undefined, "1.2");
     return { response: complete({ ...refusal, unreadBody: true }) };
   }
-  // RFC 9110 §12.5.3: a client refusing every coding, identity included, is refused before its
-  // message is read and processed, not after the operation ran.
+  // RFC 9110 §12.5.3 and §15.5.7: a client refusing every coding (identity included), or every
+  // media type the answer can take, is refused before its message is read and processed, not
+  // after the operation ran: the order the kernel's pipeline decides them in for a write.
   coder?.preflight(pipelineRequest(input));
   const headers = input.headers;
+  const accept = headers.accept;
+  if (accept !== undefined) refuseUnacceptable(accept, answerTypes(header(headers["content-type"])));
   const body = input.body;
   return {
     message: {

@@ -81,8 +81,27 @@ export function compileSoapService(options: SoapServiceOptions): SoapNode {
     maxBytes: config.limits.maxBytes,
     bodyTimeoutMs: config.bodyTimeoutMs,
     unreadBody: config.unreadBody,
-    versionFor: (contentType) => answerVersion(config, cachedMessageType(contentType)),
+    answerTypes: answerTypes(config),
     logger: config.logger,
+  };
+}
+
+/**
+ * {@link SoapNode.answerTypes}: the version's media type (SOAP 1.2 Part 2 §7.1.4, SOAP 1.1
+ * §6.1.1), which faults take too, and `multipart/related` (SOAP MTOM §3) where `mtom.respond`
+ * sends an answer as an XOP package: always, or to a request that was one.
+ */
+function answerTypes(config: ServiceConfig): (contentType: string | undefined) => readonly string[] {
+  const respond = config.mtom?.respond;
+  const of = (version: SoapVersion, xop: boolean): readonly string[] => {
+    const type = version === "1.1" ? SOAP11_MEDIA_TYPE : SOAP12_MEDIA_TYPE;
+    const packaged = respond === "always" || (respond === "as-requested" && xop);
+    return Object.freeze(packaged ? [type, "multipart/related"] : [type]);
+  };
+  const types = { "1.1": [of("1.1", false), of("1.1", true)], "1.2": [of("1.2", false), of("1.2", true)] };
+  return (contentType) => {
+    const type = cachedMessageType(contentType);
+    return types[answerVersion(config, type)][type?.xop === true ? 1 : 0] as readonly string[];
   };
 }
 

@@ -375,10 +375,12 @@ export interface SoapNode {
   /** The `unreadBody` option, resolved. */
   unreadBody: UnreadBodyBounds;
   /**
-   * The SOAP version a refusal of a request with this `Content-Type` is answered in: the one the
-   * node answers its messages in (1.1 for `text/xml` where a SOAP 1.1 binding is offered).
+   * The media types the answer to a message with this `Content-Type` can be sent as: its SOAP
+   * version's (`text/xml` for SOAP 1.1 where a SOAP 1.1 binding is offered, else
+   * `application/soap+xml`), and `multipart/related` where the `mtom` option may answer with an
+   * XOP package.
    */
-  versionFor(contentType: string | undefined): SoapVersion;
+  answerTypes(contentType: string | undefined): readonly string[];
   /** The `logger` option, when given. */
   logger: SoapLogger | undefined;
 }
