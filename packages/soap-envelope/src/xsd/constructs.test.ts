@@ -219,14 +219,50 @@ describe("simpleContent extension and restriction (Part 1 §3.4.2)", () => {
     `<xs:complexType name="Money"><xs:simpleContent><xs:extension base="xs:decimal"><xs:attribute name="cur" type="xs:string" use="required"/></xs:extension></xs:simpleContent></xs:complexType>
      <xs:complexType name="Small"><xs:simpleContent><xs:restriction base="t:Money"><xs:maxInclusive value="10"/></xs:restriction></xs:simpleContent></xs:complexType>
      <xs:complexType name="Tagged"><xs:simpleContent><xs:extension base="t:Money"><xs:attribute name="tag" type="xs:token"/></xs:extension></xs:simpleContent></xs:complexType>
-     <xs:element name="S" type="t:Small"/><xs:element name="T" type="t:Tagged"/>`,
+     <xs:complexType name="Coded"><xs:simpleContent><xs:restriction base="t:Money"><xs:maxInclusive value="10"/><xs:attribute name="cur" use="required"><xs:simpleType><xs:restriction base="xs:string"><xs:length value="3"/></xs:restriction></xs:simpleType></xs:attribute></xs:restriction></xs:simpleContent></xs:complexType>
+     <xs:element name="S" type="t:Small"/><xs:element name="T" type="t:Tagged"/><xs:element name="C" type="t:Coded"/>`,
   );
   decodes(s, [
     [`<S xmlns="${NS}" cur="EUR">9.5</S>`, { cur: "EUR", $value: "9.5" }],
+    // A restriction's attribute uses follow its facets: each restricts the base's of its name.
+    [`<C xmlns="${NS}" cur="EUR">9.5</C>`, { cur: "EUR", $value: "9.5" }],
+    [`<C xmlns="${NS}" cur="EURO">9.5</C>`, /length/],
+    [`<C xmlns="${NS}" cur="EUR">11</C>`, /must be ≤ 10/],
     [`<S xmlns="${NS}" cur="EUR">10.5</S>`, /must be ≤ 10/],
     [`<S xmlns="${NS}">1</S>`, /@cur: is required/],
     [`<T xmlns="${NS}" cur="EUR" tag=" a  b ">1</T>`, { cur: "EUR", tag: "a b", $value: "1" }],
   ]);
+});
+
+describe("complexContent extension of a type with simple content, attributes only (Part 1 §3.4.2, clause 3.2.1)", () => {
+  const s = compile(
+    `<xs:complexType name="Money"><xs:simpleContent><xs:extension base="xs:decimal"><xs:attribute name="cur" type="xs:string" use="required"/></xs:extension></xs:simpleContent></xs:complexType>
+     <xs:complexType name="Keyed"><xs:complexContent><xs:extension base="t:Money"><xs:attribute name="key" type="xs:int"/></xs:extension></xs:complexContent></xs:complexType>
+     <xs:complexType name="Same"><xs:complexContent><xs:extension base="t:Money"><xs:sequence/></xs:extension></xs:complexContent></xs:complexType>
+     <xs:element name="K" type="t:Keyed"/><xs:element name="S" type="t:Same"/>`,
+  );
+  decodes(s, [
+    [`<K xmlns="${NS}" cur="EUR" key="7">9.5</K>`, { cur: "EUR", key: 7, $value: "9.5" }],
+    [`<K xmlns="${NS}" cur="EUR">x</K>`, /not a valid xs:decimal/],
+    [`<K xmlns="${NS}" key="7">1</K>`, /@cur: is required/],
+    [`<K xmlns="${NS}" cur="EUR"><a/></K>`, /K/],
+    [`<S xmlns="${NS}" cur="EUR">1</S>`, { cur: "EUR", $value: "1" }],
+  ]);
+  roundTrips(s, "K", [{ cur: "EUR", key: 7, $value: "9.5" }]);
+
+  it.each([
+    ["with elements of its own", `<xs:sequence><xs:element name="e" type="xs:int"/></xs:sequence>`],
+    ["by restriction with a content model", ""],
+  ])("refused %s: the base's content is text (cos-ct-extends 1.4)", (_label, content) => {
+    const method = content === "" ? "restriction" : "extension";
+    const body = content || `<xs:sequence><xs:element name="e" type="xs:int"/></xs:sequence>`;
+    expect(() =>
+      compile(
+        `<xs:complexType name="Money"><xs:simpleContent><xs:extension base="xs:decimal"/></xs:simpleContent></xs:complexType>
+         <xs:complexType name="X"><xs:complexContent><xs:${method} base="t:Money">${body}</xs:${method}></xs:complexContent></xs:complexType>`,
+      ),
+    ).toThrow(/base Money has simple content; derive it with xs:simpleContent/);
+  });
 });
 
 describe("xs:group and xs:attributeGroup (Part 1 §3.7, §3.6)", () => {
@@ -350,6 +386,9 @@ describe("xs:import without schemaLocation (Part 1 §4.2.3)", () => {
     ).toEqual({ item: ["a"] });
     expect(s.decode(doc(`<t:L xmlns:t="${NS}" xml:lang="en"/>`))).toEqual({ lang: "en" });
     expect(() => s.decode(doc(`<t:L xmlns:t="${NS}" xml:lang="not a tag"/>`))).toThrow(/xs:language/);
+    // Namespaces in XML 1.0 §3: written with the xml prefix, which no other prefix may stand for.
+    expect(s.encode(`{${NS}}L`, { lang: "en" })).toBe(`<L xmlns="${NS}" xml:lang="en"></L>`);
+    expect(s.decode(doc(s.encode(`{${NS}}L`, { lang: "en" })))).toEqual({ lang: "en" });
   });
 });
 

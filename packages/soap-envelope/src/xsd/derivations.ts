@@ -60,11 +60,17 @@ export function derive(ctx: CompileContext, type: ComplexType): void {
   } else {
     if (base.kind === "simple")
       throw new SchemaCompileError(`${at}: xs:complexContent needs a complex base type`);
-    if (base.simpleContent && (d.method === "extension" || d.content))
+    // An empty xs:sequence or xs:all is empty content (§3.4.2, the effective content).
+    const own = d.content !== undefined && (d.content.kind === "choice" || d.content.items.length > 0);
+    if (base.simpleContent && (d.method === "extension" ? own : d.content !== undefined))
       throw new SchemaCompileError(
         `${at}: base ${base.name} has simple content; derive it with xs:simpleContent`,
       );
-    if (d.method === "extension") {
+    if (base.simpleContent && d.method === "extension") {
+      // §3.4.2 (complex content, clause 3.2.1): an extension whose effective content is empty has
+      // its base's {content type}, here a simple type: it adds attributes only.
+      type.simpleContent = base.simpleContent;
+    } else if (d.method === "extension") {
       // §3.4.2 {content type} of an extension: the base's particle, then the extension's.
       type.content =
         base.content && d.content

@@ -20,6 +20,9 @@ import {
   XSI_NS,
 } from "./model.js";
 
+/** The namespace the `xml` prefix is bound to (Namespaces in XML 1.0 §3). */
+const XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace";
+
 /** What closes an `xsi:nil` element (XML Schema Part 1 §2.6.2), its prefix declared with it. */
 const NIL = ` xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
 
@@ -101,7 +104,9 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
       attrs += ` ${a.name}="${text}"`;
       continue;
     }
-    let prefix = prefixes?.get(a.qualifiedNs);
+    // Namespaces in XML 1.0 §3: the xml prefix is bound to its namespace by definition, and no
+    // other prefix may be (xml:lang, xml:space).
+    let prefix = a.qualifiedNs === XML_NAMESPACE ? "xml" : prefixes?.get(a.qualifiedNs);
     if (prefix === undefined) {
       prefixes ??= new Map();
       prefix = `a${prefixes.size === 0 ? "" : prefixes.size}`;
@@ -163,6 +168,7 @@ function wildcardAttributes(type: ComplexType, value: unknown, path: string): st
       throw new SchemaValidationError(`${path}.${key}`, `expected a string, got ${describeValue(v)}`);
     checkXmlChars(v, `${path}.${key}`);
     if (namespace === "") out += ` ${localName}="${escapeXml(v)}"`;
+    else if (namespace === XML_NAMESPACE) out += ` xml:${localName}="${escapeXml(v)}"`;
     else out += ` xmlns:w${n}="${escapeXml(namespace)}" w${n++}:${localName}="${escapeXml(v)}"`;
   }
   return out;

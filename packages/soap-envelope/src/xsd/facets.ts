@@ -28,6 +28,9 @@ export function restrictFacets(node: ParsedElement, doc: SchemaDoc, base: Simple
     kind === "qname";
   for (const f of xsChildren(node, doc.location)) {
     if (f.localName === "annotation" || f.localName === "simpleType") continue;
+    // Part 1 §3.4.2: a simpleContent restriction's attribute uses follow its facets (complex-types.ts).
+    if (f.localName === "attribute" || f.localName === "attributeGroup" || f.localName === "anyAttribute")
+      continue;
     const value = f.attributes.value;
     if (value === undefined) throw new SchemaCompileError(`${where(f, doc)}: facet without a value`);
     // Part 2 §4.1.5: a union takes pattern and enumeration only; a list those and the lengths.
