@@ -30,11 +30,11 @@ function localImports(file: string, seen = new Set<string>()): Set<string> {
 }
 
 /**
- * The loader options a team would give a corpus contract: none, or the corpus folder as
+ * The loader options a team would give a corpus contract: none, or the corpus folder (`root`) as
  * `importRoot` for one whose schemas are in a sibling folder (`platform/`, shared by node-soap's
  * `test/wsdl/strict/` and its samples, as in node-soap's `test/`).
  */
-export function contractOptions(wsdl: string): LoadContractOptions {
+export function contractOptions(wsdl: string, root = CORPUS): LoadContractOptions {
   const shares = [...localImports(wsdl)].some((file) => relative(dirname(wsdl), file).startsWith(".."));
-  return shares ? { importRoot: CORPUS } : {};
+  return shares ? { importRoot: root } : {};
 }

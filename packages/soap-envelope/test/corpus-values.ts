@@ -6,13 +6,14 @@ import type {
   ElementDecl,
   ElementParticle,
   GroupParticle,
+  Particle,
   SimpleType,
 } from "../src/xsd/model.js";
 import { emptiable, TYPE_NAMES } from "../src/xsd/model.js";
 import { schemaComponents } from "../src/xsd/schema.js";
 
 // Minimal valid values of a compiled schema, for round trips through real clients: every required
-// element once, every required attribute, a valid literal for each simple type (its first
+// element as often as it must occur (once at least), every required attribute, a valid literal for each simple type (its first
 // enumeration value, else the shortest match of its pattern or a literal of its built-in, checked
 // against every facet), the first branch of a required choice (none when a branch may be empty). A
 // complex type whose required content is empty gets its first optional child element (of its
@@ -92,9 +93,8 @@ class Generator {
         attributes.push([a.name, { ...leaf(a.type, a.defaultValue), implied: true }]);
     }
     const children: [string, Node | Node[]][] = [];
-    const emptyLists: string[] = [];
     if (type.content !== undefined) {
-      this.group(type.content, inner, children, emptyLists);
+      this.group(type.content, inner, children);
       if (children.length === 0) {
         // A required-empty content: its first optional element of a type not being built.
         const first = directElements(type.content).find((p) => !inner.includes(typeKey(p.decl.type)));
@@ -105,20 +105,14 @@ class Generator {
       kind: "complex",
       attributes,
       children,
-      // An element with no child is decoded without visiting its content: no lists then.
       emptyLists:
-        children.length === 0 ? [] : emptyLists.filter((name) => !children.some(([n]) => n === name)),
+        type.content === undefined ? [] : emptyListsOf(type.content, new Set(children.map(([n]) => n))),
     };
     if (type.simpleContent !== undefined) value.simpleContent = simpleLeaf(type.simpleContent, "$value");
     return value;
   }
 
-  private group(
-    g: GroupParticle,
-    stack: (object | string)[],
-    out: [string, Node | Node[]][],
-    lists: string[],
-  ): void {
+  private group(g: GroupParticle, stack: (object | string)[], out: [string, Node | Node[]][]): void {
     if (g.min === 0) return;
     if (g.kind === "choice") {
       // A branch that can be empty satisfies the choice with nothing; else the first branch.
@@ -126,22 +120,45 @@ class Generator {
       if (branch === undefined || g.items.some(emptiable)) return;
       if (branch.kind === "element") this.particle(branch, stack, out);
       else if (branch.kind === "any") throw new NoValue("a required xs:any");
-      else this.group({ ...branch, min: Math.max(branch.min, 1) }, stack, out, lists);
+      else this.group({ ...branch, min: Math.max(branch.min, 1) }, stack, out);
       return;
     }
     for (const item of g.items) {
-      if (item.kind === "element" && item.many && item.min === 0) lists.push(item.decl.localName);
       if (item.min === 0) continue;
       if (item.kind === "element") this.particle(item, stack, out);
       else if (item.kind === "any") throw new NoValue("a required xs:any");
-      else this.group(item, stack, out, lists);
+      else this.group(item, stack, out);
     }
   }
 
   private particle(p: ElementParticle, stack: (object | string)[], out: [string, Node | Node[]][]): void {
     const value = this.element(p.decl, stack);
-    out.push([p.decl.localName, p.many ? [value] : value]);
+    // A repeated element as often as it must occur, at least once.
+    out.push([p.decl.localName, p.many ? Array.from({ length: Math.max(1, p.min) }, () => value) : value]);
   }
+}
+
+/**
+ * The repeated elements a value leaves out that the service decodes as `[]`: those of each group
+ * the decoder enters (xsd/decode.ts matchGroup: one that is not emptiable, or one a child sent
+ * starts), the chosen branch of a choice, none of a group it skips.
+ */
+function emptyListsOf(g: GroupParticle, sent: ReadonlySet<string>, out: string[] = []): string[] {
+  const holds = (p: Particle): boolean =>
+    p.kind === "element" ? sent.has(p.decl.localName) : p.kind !== "any" && p.items.some(holds);
+  if (g.kind === "choice") {
+    const branch = g.items.find(holds);
+    if (branch !== undefined && branch.kind !== "element" && branch.kind !== "any")
+      emptyListsOf(branch, sent, out);
+    return out;
+  }
+  if (!holds(g) && emptiable(g)) return out;
+  for (const item of g.items) {
+    if (item.kind === "element") {
+      if (item.many && !sent.has(item.decl.localName)) out.push(item.decl.localName);
+    } else if (item.kind !== "any") emptyListsOf(item, sent, out);
+  }
+  return out;
 }
 
 /** A type's identity: its name when it has one (a named type may be compiled once per use). */
