@@ -70,6 +70,11 @@ describe("transport of the SOAP 1.2 HTTP binding", () => {
     }
   });
 
+  it("the URI with white space around it (an xs:anyURI, whose white space collapses) → served", () => {
+    const text = helloText.replace(`transport="${SOAP12_HTTP}"`, `transport=" ${SOAP12_HTTP}\n"`);
+    expect(loadContract(text).versions).toEqual(["1.2"]);
+  });
+
   it("the same URI on a SOAP 1.1 binding → served as SOAP 1.1 over HTTP", () => {
     const text = helloText.replace(
       'xmlns:wsoap12="http://schemas.xmlsoap.org/wsdl/soap12/"',

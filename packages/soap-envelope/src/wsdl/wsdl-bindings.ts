@@ -8,7 +8,9 @@ import {
   type FoundBinding,
   HTTP_TRANSPORTS,
   lineOf,
+  located,
   type Messages,
+  qname,
   SOAP_ENCODINGS,
   SOAP11_BINDING_NS,
   SOAP12_BINDING_NS,
@@ -23,7 +25,8 @@ export const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
 /**
  * The bindings of the first service port bound with SOAP 1.2 (`soap12:binding`) and of the first
  * bound with SOAP 1.1 (`soap:binding`, WSDL 1.1 §3.3), 1.2 first: the ones this node implements.
- * A binding over another transport (SOAP over TCP, JMS) is not this node's.
+ * A binding over another transport (SOAP over TCP, JMS) is not this node's. A tolerant load with
+ * no port naming a declared binding serves the one SOAP binding over HTTP of each version.
  */
 export function findBindings(
   defs: readonly Definitions[],
@@ -37,71 +40,134 @@ export function findBindings(
   }
   const found = new Map<SoapVersion, FoundBinding>();
   const otherTransports = new Set<string>();
+  /** Ports naming no binding at all (a tolerant load only), with how a strict load refuses each. */
+  const dangling: { port: ParsedElement; location: string; problem: string }[] = [];
   for (const def of defs) {
     for (const service of wsdlChildren(def.root, "service")) {
       for (const port of wsdlChildren(service, "port")) {
         // Named with the document the port is in: the WSDL's own, or one it imports.
-        const declared = portBinding(def, port, bindings, tolerance);
-        const b = declared.element;
-        const soapBinding = b.children.find(
-          (c) =>
-            c.localName === "binding" &&
-            (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
-        );
-        if (!soapBinding) continue;
-        const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
-        // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
-        const transport = soapBinding.attributes.transport;
-        if (transport === undefined || !HTTP_TRANSPORTS.includes(transport)) {
-          const prefix = version === "1.2" ? "soap12" : "soap";
-          otherTransports.add(
-            `wsdl:binding "${b.attributes.name ?? ""}" (${transport === undefined ? `${prefix}:binding without transport` : `transport "${transport}"`})`,
-          );
+        const declared = portBinding(def, port, bindings, tolerance, dangling);
+        if (declared === undefined) continue;
+        const soap = soapBindingOf(declared.element);
+        if (soap === undefined) continue;
+        if (soap.transport !== undefined) {
+          otherTransports.add(soap.transport);
           continue;
         }
-        if (!found.has(version)) {
-          found.set(version, {
-            version,
-            ns: soapBinding.namespace,
-            prefix: version === "1.2" ? "soap12" : "soap",
-            element: b,
-            text: declared.text,
-          });
-        }
+        if (!found.has(soap.version)) found.set(soap.version, { ...soap.found, text: declared.text });
       }
     }
   }
+  if (found.size === 0 && otherTransports.size === 0 && !tolerance.strict)
+    unportedBindings(bindings, found, tolerance, dangling, defs[0]?.location ?? "");
   if (found.size === 0) {
     throw new SchemaCompileError(
-      `${defs[0]?.location}: ${
-        otherTransports.size > 0
-          ? `the WSDL's SOAP ports are bound to another transport than HTTP: ${[...otherTransports].join(", ")}; this node implements SOAP over HTTP (${HTTP_TRANSPORTS.map((t) => `"${t}"`).join(" or ")})`
-          : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding"
-      }`,
+      dangling[0]?.problem ??
+        `${defs[0]?.location}: ${
+          otherTransports.size > 0
+            ? `the WSDL's SOAP ports are bound to another transport than HTTP: ${[...otherTransports].join(", ")}; this node implements SOAP over HTTP (${HTTP_TRANSPORTS.map((t) => `"${t}"`).join(" or ")})`
+            : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding"
+        }`,
     );
   }
   return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);
 }
 
 /**
+ * What a `wsdl:binding` is to this node: not a SOAP binding (undefined), a SOAP binding over
+ * another transport than HTTP (`transport` says which), or one it serves (`found`).
+ */
+function soapBindingOf(
+  b: ParsedElement,
+): { version: SoapVersion; transport?: string; found: Omit<FoundBinding, "text"> } | undefined {
+  const soapBinding = b.children.find(
+    (c) =>
+      c.localName === "binding" && (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
+  );
+  if (!soapBinding) return undefined;
+  const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
+  const prefix = version === "1.2" ? "soap12" : "soap";
+  const found = { version, ns: soapBinding.namespace, prefix, element: b };
+  // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks. The
+  // attribute is an xs:anyURI, whose white space collapses (XML Schema Part 2 §3.2.17).
+  const transport = soapBinding.attributes.transport?.replace(/[ \t\n\r]+/g, " ").trim();
+  if (transport !== undefined && HTTP_TRANSPORTS.includes(transport)) return { version, found };
+  return {
+    version,
+    found,
+    transport: `wsdl:binding "${b.attributes.name ?? ""}" (${transport === undefined ? `${prefix}:binding without transport` : `transport "${transport}"`})`,
+  };
+}
+
+/**
+ * A tolerant load whose ports name no declared binding, or that has no port: the one SOAP binding
+ * over HTTP of each version is served (the endpoint's own address stands for the port's, WSDL 1.1
+ * §2.6 and §3.8 giving the port nothing else). Two of one version leave the choice to the
+ * receiver: that version is not served.
+ */
+function unportedBindings(
+  bindings: ReadonlyMap<string, { element: ParsedElement; text: string }>,
+  found: Map<SoapVersion, FoundBinding>,
+  tolerance: Tolerance,
+  dangling: readonly { port: ParsedElement; location: string; problem: string }[],
+  location: string,
+): void {
+  const byVersion = new Map<SoapVersion, { name: string; binding: FoundBinding }[]>();
+  for (const [name, { element, text }] of bindings) {
+    const soap = soapBindingOf(element);
+    if (soap === undefined || soap.transport !== undefined) continue;
+    byVersion.set(soap.version, [
+      ...(byVersion.get(soap.version) ?? []),
+      { name, binding: { ...soap.found, text } },
+    ]);
+  }
+  for (const version of SOAP_VERSIONS) {
+    const candidates = byVersion.get(version) ?? [];
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (only === undefined) continue;
+    found.set(version, only.binding);
+    const port = dangling[0];
+    tolerance.pass(
+      "unported-binding",
+      port?.problem ?? `${location}: the WSDL has no wsdl:service port with a soap12:binding or soap:binding`,
+      `wsdl:binding ${only.name} is served, the one SOAP ${version} binding over HTTP declared (the endpoint's address stands for a port's)`,
+      port?.port ?? only.binding.element,
+      port?.location ?? location,
+    );
+  }
+}
+
+/**
  * The binding a port names. A QName resolves in its scope (WSDL 1.1 §2.1): an unprefixed one takes
- * the default namespace, often WSDL's own, not the target namespace the binding is named in.
+ * the default namespace, often WSDL's own, not the target namespace the binding is named in. A
+ * tolerant load notes a port naming no binding of that local name in `dangling` (undefined).
  */
 function portBinding(
   def: Definitions,
   port: ParsedElement,
   bindings: ReadonlyMap<string, { element: ParsedElement; text: string }>,
   tolerance: Tolerance,
-): { element: ParsedElement; text: string } {
-  const name = byLocalName(
-    port,
-    "binding",
-    bindings.keys(),
-    tolerance,
-    def.location,
-    (name, near) =>
-      `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`,
-  );
+  dangling: { port: ParsedElement; location: string; problem: string }[],
+): { element: ParsedElement; text: string } | undefined {
+  const refused = (name: string, near: string[]) =>
+    `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`;
+  const raw = port.attributes.binding ?? "";
+  const local = raw.slice(raw.indexOf(":") + 1);
+  if (!tolerance.strict && ![...bindings.keys()].some((k) => k.endsWith(`}${local}`) || k === local)) {
+    let problem: string;
+    try {
+      problem = refused(
+        located(def.location, () => qname(port, "binding")),
+        [],
+      );
+    } catch (err) {
+      if (!(err instanceof SchemaCompileError)) throw err;
+      problem = err.problems[0] as string;
+    }
+    dangling.push({ port, location: def.location, problem });
+    return undefined;
+  }
+  const name = byLocalName(port, "binding", bindings.keys(), tolerance, def.location, refused);
   return bindings.get(name) as { element: ParsedElement; text: string };
 }
 

@@ -14,6 +14,7 @@ import {
   type WsdlDocument,
   wsdlChildren,
 } from "./contract-model.js";
+import { declarationFirst, wsdlInNoNamespace } from "./document-defects.js";
 import { memoryDocuments } from "./memory-documents.js";
 
 /**
@@ -62,8 +63,10 @@ export function readWsdl(
       `@svc/soap-envelope: wsdl names ${named}, which cannot be read (${fileProblem(err)}); give ${asked}`,
     );
   }
+  wsdlText = declarationFirst(wsdlText, location, tolerance);
   const root = parse(wsdlText, location, limits);
   tolerance.document(root, wsdlText, location);
+  wsdlInNoNamespace(root, location, tolerance);
   if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
     throw new SchemaCompileError(
       `${location}: the document element must be wsdl:definitions (WSDL 1.1), not {${root.namespace}}${root.localName}`,
@@ -129,6 +132,7 @@ export function loadSchemaSources(
           `${location}: xs:${child.localName} schemaLocation="${child.attributes.schemaLocation}" names ${doc.tree.shown(file)}, which cannot be read (${fileProblem(err)})`,
         );
       }
+      text = declarationFirst(text, rel, doc.tolerance);
       const imported = parse(text, rel, doc.limits);
       doc.tolerance.document(imported, text, rel);
       namespaces.set(file, imported.attributes.targetNamespace);
@@ -143,6 +147,19 @@ export function loadSchemaSources(
   for (const def of defs) {
     for (const t of wsdlChildren(def.root, "types")) {
       for (const schema of t.children) {
+        if (schema.namespace === XS_NS && schema.localName === "import" && !doc.tolerance.strict) {
+          // WSDL 1.1 §2.2 holds schemas in wsdl:types: an xs:import straight in it names one
+          // schema document all the same, read as a schema that imports it would read it.
+          doc.tolerance.pass(
+            "types-import",
+            `${def.location} wsdl:types: {${XS_NS}}import is not supported`,
+            `the xs:import is read as a schema's import of ${schema.attributes.schemaLocation ?? `namespace "${schema.attributes.namespace ?? ""}"`}`,
+            schema,
+            def.location,
+          );
+          loadImports({ ...t, children: [schema] }, def.base, `${def.location} wsdl:types`, "");
+          continue;
+        }
         if (schema.namespace !== XS_NS || schema.localName !== "schema") {
           throw new SchemaCompileError(
             `${def.location} wsdl:types: {${schema.namespace}}${schema.localName} is not supported`,
@@ -251,6 +268,7 @@ export function importDefinitions(doc: WsdlDocument): {
           `${def.location}: wsdl:import location="${loc}" names ${doc.tree.shown(file)}, which cannot be read (${fileProblem(err)})`,
         );
       }
+      text = declarationFirst(text, rel, doc.tolerance);
       let root: ParsedElement;
       try {
         root = parse(text, rel, doc.limits);
@@ -262,6 +280,7 @@ export function importDefinitions(doc: WsdlDocument): {
         continue;
       }
       if (url !== undefined) remember(doc.remote, url, servedPath(doc.tree, rel));
+      wsdlInNoNamespace(root, rel, doc.tolerance);
       if (root.namespace === XS_NS && root.localName === "schema") {
         schemas.push({ root, file, text, base });
         continue;

@@ -79,8 +79,19 @@ function readMessage(
         throw new SchemaCompileError(`wsdl:message "${name}": element ${el} is not declared`);
       parts.push({ name: partName, element: el });
     } else {
-      const t = qname(part, "type");
-      if (!hasType(t)) throw new SchemaCompileError(`wsdl:message "${name}": type ${t} is not declared`);
+      const refused = (t: string) => `wsdl:message "${name}": type ${t} is not declared`;
+      let t: string | undefined;
+      try {
+        t = qname(part, "type");
+      } catch (err) {
+        if (tolerance.strict) throw err;
+      }
+      if (t === undefined || !hasType(t)) {
+        if (tolerance.strict) throw new SchemaCompileError(refused(t as string));
+        // A type named in another namespace, or with an undeclared prefix: the one declared of
+        // that local name, as a part's element is read.
+        t = byLocalName(part, "type", schemaComponents(schema)?.types.keys() ?? [], tolerance, "", refused);
+      }
       parts.push({ name: partName, type: t });
     }
   }

@@ -31,6 +31,7 @@ import { checkPropertyNames } from "./property-names.js";
 import {
   type ComponentKind,
   resolveReference,
+  type UnresolvedReference,
   undeclaredPrefixNamespace,
   unresolvedReferences,
 } from "./references.js";
@@ -94,6 +95,8 @@ class SchemaCompiler implements CompileContext {
 
   /** Whether a QName with an undeclared prefix names its stand-in (a tolerant load). */
   private readonly tolerant: boolean;
+  /** A tolerant load's unqualified references, by node and QName, and the component each names. */
+  private readonly renamed = new WeakMap<ParsedElement, Map<string, string>>();
 
   constructor(sources: readonly SchemaSource[], load?: ContractLoad) {
     this.tolerant = load !== undefined && !load.tolerance.strict;
@@ -120,7 +123,7 @@ class SchemaCompiler implements CompileContext {
     const missing = unresolvedReferences(
       docs.map((d) => d.doc),
       (kind, name) => this.declares(kind, name),
-      standIns && ((ref) => standIns.reference(ref)),
+      standIns && load && ((ref) => this.ownNamespace(ref, load.tolerance) || standIns.reference(ref)),
     );
     for (const source of standIns?.sources() ?? []) collect(this, source);
     if (missing.length > 0) {
@@ -254,7 +257,37 @@ class SchemaCompiler implements CompileContext {
     return type;
   }
 
+  /**
+   * A tolerant load's QName that names nothing and cannot be meant as written, where the schema's
+   * own targetNamespace declares that kind of component of that local name: the one it can mean.
+   * Such a QName is unprefixed with no default namespace in scope, so in no namespace (Part 1
+   * §3.15.3), or in the XML Schema namespace, where a type that is not built in cannot be declared.
+   */
+  private ownNamespace(ref: UnresolvedReference, tolerance: Tolerance): boolean {
+    const { doc, raw, kind, node } = ref;
+    if (ref.prefixUndeclared || doc.targetNamespace === "") return false;
+    const local = raw.slice(raw.indexOf(":") + 1);
+    const unqualified = !raw.includes(":") && ref.name === raw;
+    const inXs = ref.name === clark(XS_NS, local);
+    if (!unqualified && !inXs) return false;
+    const own = clark(doc.targetNamespace, local);
+    if (!this.declares(kind, own)) return false;
+    const renamed = this.renamed.get(node) ?? new Map<string, string>();
+    renamed.set(raw, own);
+    this.renamed.set(node, renamed);
+    tolerance.pass(
+      "own-namespace-reference",
+      ref.problem,
+      `${ref.attr}="${raw}" names ${kind} ${own}, of the schema's own targetNamespace`,
+      node,
+      doc.location,
+    );
+    return true;
+  }
+
   qnameOf(node: ParsedElement, attr: string, doc: SchemaDoc, raw = node.attributes[attr] ?? ""): string {
+    const renamed = this.renamed.get(node)?.get(raw);
+    if (renamed !== undefined) return renamed;
     const q = resolveReference(raw, node, doc);
     // A tolerant load declared a stand-in for the name (xsd/stand-ins.ts).
     if (!q && this.tolerant) return clark(undeclaredPrefixNamespace(raw), raw.slice(raw.indexOf(":") + 1));

@@ -28,6 +28,11 @@ export type DefectClass =
   | "undeclared-attribute"
   /** A QName in a schema whose prefix is not declared. */
   | "undeclared-prefix"
+  /**
+   * A QName naming nothing (unprefixed with no default namespace in scope, or in the XML Schema
+   * namespace and not built in) where the schema's own targetNamespace declares that component.
+   */
+  | "own-namespace-reference"
   /** An operation's input, output or fault, or a header, naming a message the contract does not declare. */
   | "undeclared-message"
   /** A `soap:header` naming a part its message does not have. */
@@ -36,8 +41,16 @@ export type DefectClass =
   | "undeclared-body-part"
   /** A binding operation its port type lacks. */
   | "operation-not-in-port-type"
+  /** A SOAP binding no `wsdl:port` names: no service, no port, or ports naming no declared binding. */
+  | "unported-binding"
+  /** A WSDL whose elements are in no namespace rather than WSDL 1.1's. */
+  | "wsdl-namespace"
+  /** An `xs:import` straight in `wsdl:types`, where WSDL 1.1 §2.2 expects schemas. */
+  | "types-import"
+  /** An XML declaration after white space or a comment, where XML 1.0 §2.8 allows it only first. */
+  | "xml-declaration"
   /**
-   * A WSDL QName (a port's binding, a binding's port type, a message, a part's element) naming
+   * A WSDL QName (a port's binding, a binding's port type, a message, a part's element or type) naming
    * nothing, or with an undeclared prefix, where one component of that local name is declared.
    */
   | "wsdl-name";
@@ -81,8 +94,8 @@ export class Tolerance {
   }
 
   /**
-   * A defect at `node` (in `location` when no document read holds it): throws `problem` when
-   * strict, records it otherwise (once per place, class and assumption).
+   * A defect at `node` (in `location`, at `line`, when no document read holds it): throws
+   * `problem` when strict, records it otherwise (once per place, class and assumption).
    */
   pass(
     defectClass: DefectClass,
@@ -90,12 +103,13 @@ export class Tolerance {
     assumed: string,
     node?: ParsedElement,
     location = "",
+    line?: number,
   ): void {
     if (this.strict) throw new SchemaCompileError(problem);
     const found = node === undefined ? undefined : this.lineOf(node);
     const defect: ContractDefect = {
       file: found?.location ?? location,
-      line: found?.line,
+      line: found?.line ?? line,
       class: defectClass,
       problem,
       assumed,

@@ -46,6 +46,8 @@ export interface UnresolvedReference {
   /** The element holding `node` (`xs:simpleContent` for an `xs:extension`), undefined at the top. */
   parent: ParsedElement | undefined;
   attr: string;
+  /** The QName as written. */
+  raw: string;
   doc: SchemaDoc;
   problem: string;
   /** Whether the QName's prefix is not declared. */
@@ -107,14 +109,15 @@ export function unresolvedReferences(
             const local = raw.slice(raw.indexOf(":") + 1);
             const problem = `${at}: prefix of "${raw}" is not declared`;
             const name = clark(undeclaredPrefixNamespace(raw), local);
-            const ref = { kind, name, node, parent, attr, doc, problem, prefixUndeclared: true };
+            const ref = { kind, name, node, parent, attr, raw, doc, problem, prefixUndeclared: true };
             if (!tolerate(ref)) problems.push(problem);
             continue;
           }
           const name = clark(q.namespace, q.localName);
           if (declared(kind, name)) continue;
           const problem = `${at}: ${kind} ${name} is not declared${hint(kind, q, raw, doc, declared)}`;
-          if (tolerate?.({ kind, name, node, parent, attr, doc, problem, prefixUndeclared: false })) continue;
+          if (tolerate?.({ kind, name, node, parent, attr, raw, doc, problem, prefixUndeclared: false }))
+            continue;
           if (!seen.has(problem)) problems.push(problem);
           seen.add(problem);
         }
