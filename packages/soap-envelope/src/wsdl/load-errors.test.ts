@@ -12,7 +12,7 @@ import {
   getCustomer,
   post,
 } from "../../test/helpers.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "../binding/service.js";
 import { soapEndpoint } from "../express.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import { loadContract } from "./contract.js";

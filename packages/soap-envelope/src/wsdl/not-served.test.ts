@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerHandlers, FIXTURES, startSoapService } from "../../test/helpers.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "../binding/service.js";
 import { loadContract } from "./contract.js";
 
 /**

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { envelope, post, startSoapService } from "../../test/helpers.js";
 import { runCli } from "../cli.js";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "../binding/service.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import { loadContract } from "./contract.js";
 import { generateTypes } from "./generate-types.js";

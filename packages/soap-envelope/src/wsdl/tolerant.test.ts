@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createSoapService } from "../envelope/service.js";
+import { createSoapService } from "../binding/service.js";
 import { parseXmlString, resolveLimits } from "../xml/reader.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import {
