@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { context, defaultTextMapGetter, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { context, defaultTextMapGetter, diag, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { getNumberFromEnv, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
-import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import {
@@ -15,8 +13,10 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { type DecisionMessage, exchangeIfAny, requestState, routeOf } from "@svc/kernel";
 import { instrumentSvc, serverSpans } from "@svc/otel";
+import type { Logger } from "pino";
 import type { TraceExport } from "./config.js";
 import { RequestDurations } from "./request-durations.js";
+import { WorkerSpanExporter } from "./span-export.js";
 
 /** The most decisions one request's access line names: a request cannot grow it without bound. */
 const MAX_DECISIONS = 16;
@@ -110,31 +110,57 @@ function decisionWords(request: object): string | undefined {
   return words;
 }
 
+/** When a request came in (`performance.now()`), kept on it for its duration. */
+const STARTED = Symbol("svc.telemetry.started");
+type Timed = IncomingMessage & { [STARTED]?: number };
+
+/**
+ * The exporters `traces` names, each behind a batch processor. OTLP is sent from a worker thread
+ * (span-export.ts): the SDK's encoding of a span costs the event loop more than the request it
+ * describes. Each batch that is not exported is reported once, on `logger` (else on the
+ * OpenTelemetry API's diagnostic logger, as the SDK reports).
+ */
+function spanExporters(traces: TraceExport, logger: Pick<Logger, "warn"> | undefined): SpanExporter[] {
+  const onFailure = (error: Error, spans: number) => {
+    if (logger === undefined) diag.warn(`${spans} spans not exported: ${error.message}`);
+    else logger.warn({ err: error, spans, url: traces.url }, "spans not exported");
+  };
+  return traces.exporters.map((name) =>
+    name === "console"
+      ? new ConsoleSpanExporter()
+      : new WorkerSpanExporter({
+          protocol: traces.protocol,
+          url: traces.url,
+          maxBacklogSpans: backlogBound(),
+          onFailure,
+        }),
+  );
+}
+
+/**
+ * The most spans the worker may hold: one batch processor's queue and one batch more, so that a
+ * shutdown's flush of a full queue, while a batch is still in flight, drops nothing. The
+ * processor reads the same variables, with the specification's defaults.
+ * @see https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor
+ */
+function backlogBound(): number {
+  const queue = getNumberFromEnv("OTEL_BSP_MAX_QUEUE_SIZE") ?? 2048;
+  const batch = Math.min(getNumberFromEnv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") ?? 512, queue);
+  return queue + batch;
+}
+
 /**
  * Starts the service's telemetry: a meter provider read by a Prometheus exporter that serves no
  * port of its own (the metrics' listener serialises it, metrics-listener.ts), a server span per request that
  * continues the caller's trace, and `@svc/otel` over every package's channel; the decisions it
- * hears stay in each request's exchange, for its access line.
+ * hears stay in each request's exchange, for its access line. A batch of spans that is not
+ * exported is reported on `logger`.
  *
  * @example const telemetry = createTelemetry(); const text = await telemetry.metricsText();
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
  * @see https://www.w3.org/TR/trace-context/#traceparent-header the caller's trace, continued
  */
-/** The exporters `traces` names, each behind a batch processor. */
-function spanExporters(traces: TraceExport): SpanExporter[] {
-  return traces.exporters.map((name) => {
-    if (name === "console") return new ConsoleSpanExporter();
-    return traces.protocol === "http/json"
-      ? new OtlpJsonExporter({ url: traces.url })
-      : new OtlpProtobufExporter({ url: traces.url });
-  });
-}
-
-/** When a request came in (`performance.now()`), kept on it for its duration. */
-const STARTED = Symbol("svc.telemetry.started");
-type Timed = IncomingMessage & { [STARTED]?: number };
-
-export function createTelemetry(traces?: TraceExport): Telemetry {
+export function createTelemetry(traces?: TraceExport, logger?: Pick<Logger, "warn">): Telemetry {
   const resource = resourceFromAttributes({ "service.name": "svc-reference-server" });
   const durations = new RequestDurations(resource, "@svc/reference-server");
   const exporter = new PrometheusExporter({ preventServerStart: true, metricProducers: [durations] });
@@ -148,7 +174,7 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
       ? undefined
       : new BasicTracerProvider({
           resource,
-          spanProcessors: spanExporters(traces).map((exporter) => new BatchSpanProcessor(exporter)),
+          spanProcessors: spanExporters(traces, logger).map((exporter) => new BatchSpanProcessor(exporter)),
         });
   const propagator = new W3CTraceContextPropagator();
   const traceIds = new WeakMap<object, string>();
@@ -220,7 +246,8 @@ export function createTelemetry(traces?: TraceExport): Telemetry {
     async close() {
       instrumentation.disable();
       await meterProvider.shutdown();
-      await tracerProvider?.shutdown();
+      // The processors' flush rejects when a batch fails; the exporter has reported each one.
+      await tracerProvider?.shutdown().catch(() => {});
     },
   };
 

@@ -1,0 +1,259 @@
+// @ts-check
+/**
+ * Finished spans as they cross from the thread that serves requests to the span exporter's
+ * worker (span-export.ts, span-export-worker.mjs): one flat array of primitives a batch, since a
+ * structured clone pays for every object and array it meets (a span's context, times, status and
+ * attributes as objects cost it twice what their values do), and the worker rebuilds the SDK's
+ * `ReadableSpan`s from it. Plain JavaScript, as the worker runs it.
+ *
+ * A span's record, in order: name, kind, trace id, span id, trace flags, trace state (serialised,
+ * or undefined), is-remote; whether it has a parent, then the parent's trace id, span id, trace
+ * flags, trace state and is-remote; start and end (seconds, nanoseconds); status code and
+ * message; its resource's and scope's index in the batch's lists; the dropped attributes, events
+ * and links counts; then its attributes, events and links, each list its length first. An
+ * attribute is its key then its value; an event its name, time (two numbers), dropped
+ * attributes count and attributes; a link its context (five values as the span's), dropped
+ * attributes count and attributes.
+ * @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#additional-span-interfaces what a ReadableSpan holds
+ */
+import { hrTimeDuration, TraceState } from "@opentelemetry/core";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+
+/** @typedef {import("@opentelemetry/api").Attributes} Attributes */
+/** @typedef {import("@opentelemetry/api").AttributeValue} AttributeValue */
+/** @typedef {import("@opentelemetry/api").HrTime} HrTime */
+/** @typedef {import("@opentelemetry/api").Link} Link */
+/** @typedef {import("@opentelemetry/api").SpanContext} SpanContext */
+/** @typedef {import("@opentelemetry/api").SpanKind} SpanKind */
+/** @typedef {import("@opentelemetry/api").SpanStatusCode} SpanStatusCode */
+/** @typedef {import("@opentelemetry/core").InstrumentationScope} InstrumentationScope */
+/** @typedef {import("@opentelemetry/resources").Resource} Resource */
+/** @typedef {import("@opentelemetry/sdk-trace-base").ReadableSpan} ReadableSpan */
+/** @typedef {import("@opentelemetry/sdk-trace-base").TimedEvent} TimedEvent */
+
+/**
+ * A batch of spans as the worker receives it: the resources and scopes its spans name, once each,
+ * and the spans' records, one after the other.
+ * @typedef {{ resources: { attributes: Attributes; schemaUrl: string | undefined }[]; scopes: InstrumentationScope[]; values: unknown[] }} WireBatch
+ */
+
+/**
+ * @param {unknown[]} out
+ * @param {Attributes} attributes
+ */
+function writeAttributes(out, attributes) {
+  const at = out.length;
+  out.push(0);
+  let count = 0;
+  for (const key in attributes) {
+    out.push(key, attributes[key]);
+    count++;
+  }
+  out[at] = count;
+}
+
+/**
+ * @param {unknown[]} out
+ * @param {SpanContext} context
+ */
+function writeContext(out, context) {
+  out.push(
+    context.traceId,
+    context.spanId,
+    context.traceFlags,
+    context.traceState?.serialize(),
+    context.isRemote,
+  );
+}
+
+/**
+ * The index of `item` in `list`, appended the first time (`seen` keeps the indexes).
+ * @template K, V
+ * @param {Map<K, number>} seen
+ * @param {V[]} list
+ * @param {K} item
+ * @param {(item: K) => V} data
+ */
+function indexIn(seen, list, item, data) {
+  let index = seen.get(item);
+  if (index === undefined) {
+    index = list.push(data(item)) - 1;
+    seen.set(item, index);
+  }
+  return index;
+}
+
+/** @param {Resource} resource */
+const resourceData = (resource) => ({ attributes: resource.attributes, schemaUrl: resource.schemaUrl });
+/** @param {InstrumentationScope} scope */
+const scopeData = (scope) => scope;
+
+/**
+ * `spans` as one batch's message. Reads each span once; copies no string.
+ * @param {readonly ReadableSpan[]} spans
+ * @returns {WireBatch}
+ */
+export function encodeSpans(spans) {
+  /** @type {WireBatch["resources"]} */
+  const resources = [];
+  /** @type {InstrumentationScope[]} */
+  const scopes = [];
+  /** @type {Map<Resource, number>} */
+  const resourceIndexes = new Map();
+  /** @type {Map<InstrumentationScope, number>} */
+  const scopeIndexes = new Map();
+  /** @type {unknown[]} */
+  const out = [];
+  for (const span of spans) {
+    out.push(span.name, span.kind);
+    writeContext(out, span.spanContext());
+    const parent = span.parentSpanContext;
+    if (parent === undefined) out.push(false);
+    else {
+      out.push(true);
+      writeContext(out, parent);
+    }
+    out.push(
+      span.startTime[0],
+      span.startTime[1],
+      span.endTime[0],
+      span.endTime[1],
+      span.status.code,
+      span.status.message,
+      indexIn(resourceIndexes, resources, span.resource, resourceData),
+      indexIn(scopeIndexes, scopes, span.instrumentationScope, scopeData),
+      span.droppedAttributesCount,
+      span.droppedEventsCount,
+      span.droppedLinksCount,
+    );
+    writeAttributes(out, span.attributes);
+    out.push(span.events.length);
+    for (const event of span.events) {
+      out.push(event.name, event.time[0], event.time[1], event.droppedAttributesCount);
+      writeAttributes(out, event.attributes ?? {});
+    }
+    out.push(span.links.length);
+    for (const link of span.links) {
+      writeContext(out, link.context);
+      out.push(link.droppedAttributesCount);
+      writeAttributes(out, link.attributes ?? {});
+    }
+  }
+  return { resources, scopes, values: out };
+}
+
+/** Reads a batch's values in order, each read typed as what the record holds there. */
+class Reader {
+  /** @param {unknown[]} values */
+  constructor(values) {
+    this.values = values;
+    this.at = 0;
+  }
+  get done() {
+    return this.at >= this.values.length;
+  }
+  next() {
+    return this.values[this.at++];
+  }
+  string() {
+    return /** @type {string} */ (this.next());
+  }
+  number() {
+    return /** @type {number} */ (this.next());
+  }
+  /** @returns {HrTime} */
+  time() {
+    return [this.number(), this.number()];
+  }
+  /** @returns {Attributes} */
+  attributes() {
+    /** @type {Attributes} */
+    const attributes = {};
+    for (let count = this.number(); count > 0; count--)
+      attributes[this.string()] = /** @type {AttributeValue | undefined} */ (this.next());
+    return attributes;
+  }
+  /** @returns {SpanContext} */
+  context() {
+    /** @type {SpanContext} */
+    const context = { traceId: this.string(), spanId: this.string(), traceFlags: this.number() };
+    const traceState = /** @type {string | undefined} */ (this.next());
+    const isRemote = /** @type {boolean | undefined} */ (this.next());
+    if (traceState !== undefined) context.traceState = new TraceState(traceState);
+    if (isRemote !== undefined) context.isRemote = isRemote;
+    return context;
+  }
+}
+
+/**
+ * The SDK's spans a batch describes, as its exporters read them: one resource and one scope
+ * object each, shared by their spans (the OTLP encoders group spans by those objects).
+ * @param {WireBatch} batch
+ * @returns {ReadableSpan[]}
+ */
+export function decodeSpans(batch) {
+  const resources = batch.resources.map((resource) =>
+    resourceFromAttributes(
+      resource.attributes,
+      resource.schemaUrl === undefined ? {} : { schemaUrl: resource.schemaUrl },
+    ),
+  );
+  const read = new Reader(batch.values);
+  /** @type {ReadableSpan[]} */
+  const spans = [];
+  while (!read.done) {
+    const name = read.string();
+    const kind = /** @type {SpanKind} */ (read.number());
+    const context = read.context();
+    const parent = read.next() === true ? read.context() : undefined;
+    const startTime = read.time();
+    const endTime = read.time();
+    const code = /** @type {SpanStatusCode} */ (read.number());
+    const message = /** @type {string | undefined} */ (read.next());
+    const resource = resources[read.number()];
+    const scope = batch.scopes[read.number()];
+    if (resource === undefined || scope === undefined) throw new Error("a span names no resource or scope");
+    const droppedAttributesCount = read.number();
+    const droppedEventsCount = read.number();
+    const droppedLinksCount = read.number();
+    const attributes = read.attributes();
+    /** @type {TimedEvent[]} */
+    const events = [];
+    for (let count = read.number(); count > 0; count--)
+      events.push({
+        name: read.string(),
+        time: read.time(),
+        droppedAttributesCount: read.number(),
+        attributes: read.attributes(),
+      });
+    /** @type {Link[]} */
+    const links = [];
+    for (let count = read.number(); count > 0; count--)
+      links.push({
+        context: read.context(),
+        droppedAttributesCount: read.number(),
+        attributes: read.attributes(),
+      });
+    /** @type {ReadableSpan} */
+    const span = {
+      name,
+      kind,
+      spanContext: () => context,
+      startTime,
+      endTime,
+      duration: hrTimeDuration(startTime, endTime),
+      status: message === undefined ? { code } : { code, message },
+      attributes,
+      links,
+      events,
+      ended: true,
+      resource,
+      instrumentationScope: scope,
+      droppedAttributesCount,
+      droppedEventsCount,
+      droppedLinksCount,
+    };
+    spans.push(parent === undefined ? span : { ...span, parentSpanContext: parent });
+  }
+  return spans;
+}
