@@ -87,11 +87,11 @@ export class WorkerSpanExporter implements SpanExporter {
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     let error: Error | undefined;
-    if (this.closed) error = new Error("the span exporter is shut down");
+    if (this.closed) error = stackless("the span exporter is shut down");
     else if (this.broken !== undefined) error = this.broken;
     else if (this.backlog + spans.length > this.options.maxBacklogSpans) {
       this.refused += spans.length;
-      error = new Error(
+      error = stackless(
         `${spans.length} spans dropped: ${this.backlog} wait for the collector already, ` +
           `at most ${this.options.maxBacklogSpans} may (${this.refused} dropped since start)`,
       );
@@ -172,7 +172,7 @@ export class WorkerSpanExporter implements SpanExporter {
     });
     worker.on("exit", (code) => {
       if (this.lane === lane) this.lane = undefined;
-      const error = lane.error ?? new Error(`the span export worker exited with code ${code}`);
+      const error = lane.error ?? stackless(`the span export worker exited with code ${code}`);
       if (!lane.answered && lane.error !== undefined && !this.closed)
         this.broken = new Error(`the span export worker cannot start: ${lane.error.message}`, {
           cause: lane.error,
@@ -202,9 +202,19 @@ export class WorkerSpanExporter implements SpanExporter {
   }
 }
 
-/** The worker's account of a failure, as an error of this thread. */
-function errorOf(given: NonNullable<FromWorker["error"]>): Error {
-  const error = new Error(given.message) as Error & { code?: string | number };
-  if (given.code !== undefined) error.code = given.code;
+/**
+ * An error without a stack: the stack of an export's failure would only point at this file, and
+ * formatting one (through the source maps `--enable-source-maps` loads) costs the event loop
+ * more than a batch of spans. The batch processor's error handler reads it, logger or not.
+ */
+function stackless(message: string, code?: string | number): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const error = new Error(message) as Error & { code?: string | number };
+  Error.stackTraceLimit = limit;
+  if (code !== undefined) error.code = code;
   return error;
 }
+
+/** The worker's account of a failure, as an error of this thread. */
+const errorOf = (given: NonNullable<FromWorker["error"]>): Error => stackless(given.message, given.code);

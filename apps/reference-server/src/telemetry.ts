@@ -140,7 +140,9 @@ function spanExporters(traces: TraceExport, logger: Pick<Logger, "warn"> | undef
 /**
  * The most spans the worker may hold: one batch processor's queue and one batch more, so that a
  * shutdown's flush of a full queue, while a batch is still in flight, drops nothing. The
- * processor reads the same variables, with the specification's defaults.
+ * processor reads the same variables, with the specification's defaults. In bytes, what that
+ * many spans hold: the SDK's span limits (`OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT`,
+ * `OTEL_SPAN_EVENT_COUNT_LIMIT`, `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`) bound each one.
  * @see https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor
  */
 function backlogBound(): number {
