@@ -87,7 +87,6 @@ async function closedPort(): Promise<string> {
 
 const traceparent = (i: number) => `00-${i.toString(16).padStart(32, "0")}-00f067aa0ba902b7-01`;
 const traceIdOf = (i: number) => i.toString(16).padStart(32, "0");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `process.env` with `values`, for the processor and the worker the test starts; restored after each test. */
 let saved: Record<string, string | undefined> = {};
@@ -223,8 +222,8 @@ describe("spans over OTLP from the span worker", () => {
         const r = await fetch(`${service.url}/v1/employees`, { headers: { traceparent: traceparent(i) } });
         expect(r.status).toBe(401);
         await r.arrayBuffer();
-        // Past the processor's 100 ms, so each span is a batch of its own.
-        await sleep(200);
+        // Each span is a batch of its own, held by the receiver or dropped before the next request.
+        await expect.poll(() => receiver.held.length + notExported(lines).length, { timeout: 5000 }).toBe(i);
       }
       await expect.poll(() => notExported(lines).length, { timeout: 5000 }).toBe(5);
       expect(receiver.held.length).toBe(3);
