@@ -361,15 +361,16 @@ export function exchangeIfAny(request: object): Exchange | undefined {
 }
 
 /**
- * Keeps `message`, published on `channel`, in its request's exchange ({@link Exchange.decisions}).
- * An exchange made by other code than this module's keeps nothing.
+ * Keeps `message`, published on `channel`, in its request's exchange ({@link Exchange.decisions}),
+ * when the request has one (every request an adapter or a step has seen): an object no step has
+ * seen is left as it was given, with no exchange added to it.
  *
  * @internal For `publishDecision`, the one place a decision is published.
  */
 export function recordDecision(channel: string, message: DecisionMessage): void {
   const request = message.request;
   if (request === undefined) return;
-  const exchange = exchangeOf(request);
+  const exchange = exchangeIfAny(request);
   if (exchange instanceof RequestExchange) exchange.record({ channel, message });
 }
 

@@ -66,6 +66,7 @@ describe("exchangeOf", () => {
       main.subscribeDiagnostics("svc:test", (message) => heard.push(message.decision));
       const channel = internal.decisionChannel("svc:test");
       const request = { headers: {} };
+      main.exchangeOf(request);
       if (channel.hasSubscribers) internal.publishDecision(channel, { request, decision: "limited" });
       const kept = main.exchangeOf(request).decisions.map((d) => d.channel + " " + d.message.decision);
       process.stdout.write(JSON.stringify([heard, kept]));
