@@ -3,6 +3,7 @@ import type { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
+import { type RequestRule, refuseRequest } from "./request-rule.js";
 import {
   addVaryNames,
   type Body,
@@ -46,8 +47,12 @@ export interface PipelineOptions {
   validators?: Validators | undefined;
 }
 
-/** Options of one route's handler. */
-export interface RouteOptions {
+/**
+ * Options of one route's handler. What it takes of a request ({@link RequestRule}: `methods`,
+ * `consumes`, `contentCodings`) is decided before its handler runs, so before any content the
+ * handler would read: the 405 and 415 are the pipeline's rejections, as its 406 is.
+ */
+export interface RouteOptions extends RequestRule {
   /** Exactly-once execution per `Idempotency-Key` (`idempotency()` of `@svc/idempotency`). */
   idempotency?: Idempotency | undefined;
   /**
@@ -209,8 +214,9 @@ export class Pipeline {
   }
 
   /**
-   * Runs `handler` for `request` and makes its result the response: for a request that changes
-   * state, the 406 first when none of the types the route `produces` is acceptable (before a key
+   * Runs `handler` for `request` and makes its result the response: first the 405 or 415 when the
+   * route takes no such method or content ({@link RequestRule}); for a request that changes
+   * state, the 406 when none of the types the route `produces` is acceptable (before a key
    * is claimed or anything written); a replay when the route is
    * idempotent and the key's response is recorded; else the handler's result represented,
    * validated, checked against the preconditions, recorded for the key, and coded. Rejects with
@@ -225,6 +231,23 @@ export class Pipeline {
   ): Promise<ResponseValue> {
     // Each `await` is a turn of the microtask queue: a route without idempotency, a representation
     // serialised synchronously and a response left uncoded take none beyond the handler's.
+    // RFC 9110 §15.5.6 and §15.5.16: a method or content the route does not take is refused before
+    // anything reads the content or decides the answer's representation.
+    if (
+      route !== undefined &&
+      (route.methods !== undefined || route.consumes !== undefined || route.contentCodings !== undefined)
+    ) {
+      const headers = request.view.headers;
+      const refusal = refuseRequest(
+        {
+          method: methodOf(request),
+          contentType: headers["content-type"],
+          contentEncoding: headers["content-encoding"],
+        },
+        route,
+      );
+      if (refusal !== undefined) throw refusal;
+    }
     // RFC 9110 §15.5.7 for what this route can answer, not for everything the pipeline offers: a
     // write refused only after its handler ran would have changed state for a response never sent.
     this.#representer.preflight(
@@ -406,8 +429,9 @@ const PIPELINE_OPTIONS = ["versioning", "representations", "coding", "validators
  * A response pipeline over the steps given. Whatever they are, a handler's result goes through
  * them in one fixed order, so that no step sees another's work half done:
  *
- * 1. before routing, the version (`versioning`); before the handler of a write, the 406 when
- *    none of the types its route produces is acceptable;
+ * 1. before routing, the version (`versioning`); before the handler, the 405 and 415 when the
+ *    route takes no such method or content (`methods`, `consumes`, `contentCodings`), then, for a
+ *    write, the 406 when none of the types its route produces is acceptable;
  * 2. the representation chosen (media type, language, version label) and serialised once;
  * 3. its content coding decided (a coded response is another representation, RFC 9110 §8.8.3);
  * 4. its validators computed on those bytes and the default cache policy applied (`validators`);

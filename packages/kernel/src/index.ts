@@ -103,6 +103,7 @@ export {
   requestFacts,
   resolveFacts,
 } from "./request-facts.js";
+export { type RequestHead, type RequestRule, refuseRequest } from "./request-rule.js";
 export {
   addVary,
   type Body,

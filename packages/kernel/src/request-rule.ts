@@ -1,0 +1,125 @@
+import { parseMediaType } from "./grammar.js";
+import { HttpError } from "./http-error.js";
+
+/**
+ * What a route takes in a request, decided from its header section before any of its content is
+ * read: a route that runs nothing for a request it refuses need not read what it refuses.
+ */
+export interface RequestRule {
+  /**
+   * The methods the route allows, compared as sent (RFC 9110 §9.1: methods are case-sensitive,
+   * `post` is no POST): any other is refused with 405 and `Allow` naming these (§15.5.6).
+   * @default undefined (every method the router sends)
+   */
+  readonly methods?: readonly string[] | undefined;
+  /**
+   * The media types (`type/subtype`, parameters aside) the content of a POST, PUT or PATCH may
+   * have: any other, or none named, is refused with 415 (RFC 9110 §15.5.16), a POST's naming
+   * these in `Accept-Post` and a PATCH's in `Accept-Patch` (RFC 5789 §3.1). Content of another
+   * method has no semantics a route takes (§9.3.1, §9.3.2, §9.3.5), so it is not looked at.
+   * @default undefined (not checked)
+   */
+  readonly consumes?: readonly string[] | undefined;
+  /**
+   * The content codings, `identity` aside, the route decodes in the content of a POST, PUT or
+   * PATCH: content coded otherwise is refused with 415 and `Accept-Encoding` naming these and
+   * `identity` (RFC 9110 §8.4.1, §12.5.3). `[]`: uncoded content only.
+   * @default undefined (not checked)
+   */
+  readonly contentCodings?: readonly string[] | undefined;
+}
+
+/** The fields of a request {@link refuseRequest} decides on, as received. */
+export interface RequestHead {
+  /** The method, as received. */
+  readonly method: string;
+  /** The `Content-Type` field's value. */
+  readonly contentType?: string | undefined;
+  /** The `Content-Encoding` field's value. */
+  readonly contentEncoding?: string | undefined;
+}
+
+/** Methods whose content a route takes (RFC 9110 §9.3.3, §9.3.4; RFC 5789 §2). */
+const WITH_CONTENT = new Set(["POST", "PUT", "PATCH"]);
+
+/** The characters of a value from the request that a refusal's message shows. */
+const SHOWN = 40;
+
+/**
+ * The refusal of a request by what its route takes ({@link RequestRule}), or `undefined`: 405 for a
+ * method the route does not allow, then 415 for a content coding it does not decode, then 415 for
+ * a media type it does not read. A pure function of the request's fields: the pipeline decides it
+ * before a route's handler (`RouteOptions`), and a binding that reads its own messages (the SOAP
+ * HTTP binding) before reading one.
+ *
+ * @example refuseRequest({ method: "PUT" }, { methods: ["POST"] }) // the 405, Allow: POST
+ * @example refuseRequest({ method: "POST", contentType: "text/plain" }, { consumes: ["application/json"] }) // the 415, Accept-Post: application/json
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.6 — 405, with Allow
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.16 — 415, with Accept-Post, Accept-Patch or Accept-Encoding
+ */
+export function refuseRequest(request: RequestHead, rule: RequestRule): HttpError | undefined {
+  const method = request.method;
+  const methods = rule.methods;
+  if (methods !== undefined && !methods.includes(method)) {
+    return HttpError.methodNotAllowed(methods, `${shown(String(method))} is not allowed here`);
+  }
+  const consumes = rule.consumes;
+  const codings = rule.contentCodings;
+  if ((consumes === undefined && codings === undefined) || !WITH_CONTENT.has(method)) return undefined;
+  if (codings !== undefined && request.contentEncoding !== undefined) {
+    const refusal = refuseCoding(request.contentEncoding, codings);
+    if (refusal !== undefined) return refusal;
+  }
+  if (consumes !== undefined && !takes(consumes, request.contentType)) {
+    const field = method === "POST" ? "Accept-Post" : method === "PATCH" ? "Accept-Patch" : undefined;
+    return HttpError.unsupportedMediaType(
+      `Content-Type must be ${consumes.join(" or ")}`,
+      field === undefined ? undefined : { headers: { [field]: consumes.join(", ") } },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * RFC 9110 §8.4.1: `Content-Encoding` lists the codings applied, in order; each must be one the
+ * route decodes. `identity` alone (or an empty field) is content as it is; §12.5.3: "identity" is
+ * always acceptable, so `Accept-Encoding` names it.
+ */
+function refuseCoding(value: string, codings: readonly string[]): HttpError | undefined {
+  const coding = value.trim().toLowerCase();
+  if (coding === "" || coding === "identity") return undefined;
+  const decoded = (c: string) => codings.some((d) => d.toLowerCase() === c.trim());
+  if (codings.length > 0 && coding.split(",").every(decoded)) return undefined;
+  const hint =
+    codings.length === 0 ? "send the message uncoded" : `send it coded ${codings.join(" or ")}, or uncoded`;
+  return HttpError.unsupportedMediaType(`Content-Encoding "${shown(coding)}" is not supported; ${hint}`, {
+    headers: { "Accept-Encoding": [...codings, "identity"].join(", ") },
+  });
+}
+
+/** Whether `value` names one of `consumes` (a media type, not a range; RFC 9110 §8.3.1). */
+function takes(consumes: readonly string[], value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const type = parseMediaType(value);
+  if (type === undefined || type.type === "*" || type.subtype === "*") return false;
+  const essence = `${type.type}/${type.subtype}`;
+  return consumes.some((c) => c.toLowerCase() === essence);
+}
+
+/**
+ * A value from the request as a message shows it: its first {@link SHOWN} characters, counted in
+ * code points, with `…` when cut. A transport that reads fields as UTF-8 hands over characters
+ * outside the Basic Multilingual Plane as surrogate pairs; a cut between the two halves would leave
+ * a lone surrogate, which no XML or JSON rendering of the message carries as it is.
+ */
+function shown(text: string): string {
+  // At most SHOWN code units is at most SHOWN code points: nothing to cut.
+  if (text.length <= SHOWN) return text;
+  let end = 0;
+  for (let n = 0; n < SHOWN && end < text.length; n++) {
+    const unit = text.charCodeAt(end);
+    const low = text.charCodeAt(end + 1);
+    end += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1;
+  }
+  return end < text.length ? `${text.slice(0, end)}…` : text;
+}
