@@ -1,10 +1,17 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { HttpError } from "@svc/errors";
-import type { Coder, Fields, Pipeline, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
+import {
+  type Coder,
+  type Fields,
+  type Pipeline,
+  type RequestFacts,
+  type RequestRule,
+  type ResponseValue,
+  refuseRequest,
+  type UnreadBodyBounds,
+} from "@svc/kernel";
 import { reportAnswer, soapChannel } from "../processor/diagnostics.js";
 import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
-import { shown } from "../xml/shown.js";
 import { refuseUnacceptable } from "./accept.js";
 import { checkCoder, coded, messagePipeline, pipelineRequest } from "./coding.js";
 import { documentPipeline, renderDocument, type SoapDocument, serveDocument } from "./documents.js";
@@ -223,14 +230,12 @@ function route(
     if (refusal !== undefined) throw refusal;
     return { document };
   }
-  if (method !== "POST") {
-    // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
-    // endpoint URI takes POST only; its ?wsdl / ?xsd URIs also GET and HEAD.
-    const allowed = describes ? ["GET", "HEAD", "POST"] : ["POST"];
-    const refusal = service.errorResponse(
-      HttpError.methodNotAllowed(allowed, `${shown(method, 40)} is not allowed here`),
-      header(input.headers["content-type"]),
-    );
+  // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
+  // endpoint URI takes POST only; its ?wsdl / ?xsd URIs also GET and HEAD. Decided as the kernel
+  // decides it for any route, before the message is read.
+  const refused = refuseRequest(input, describes ? DESCRIBED : POSTED);
+  if (refused !== undefined) {
+    const refusal = service.errorResponse(refused, header(input.headers["content-type"]));
     if (soapChannel.hasSubscribers) reportAnswer(input.native, refusal, undefined, "1.2");
     return { response: complete({ ...refusal, unreadBody: true }) };
   }
@@ -261,6 +266,10 @@ function route(
     },
   };
 }
+
+/** The methods of the endpoint URI, and of its `?wsdl` and `?xsd=` URIs. */
+const POSTED: RequestRule = Object.freeze({ methods: Object.freeze(["POST"]) });
+const DESCRIBED: RequestRule = Object.freeze({ methods: Object.freeze(["GET", "HEAD", "POST"]) });
 
 const EMPTY = new Uint8Array(0);
 

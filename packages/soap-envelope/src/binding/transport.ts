@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { evaluatePreconditions } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
-import { fieldLines } from "@svc/kernel";
+import { fieldLines, refuseRequest } from "@svc/kernel";
 import { xopEnvelopeType } from "../mtom/xop.js";
 import {
   type MessageType,
@@ -17,11 +17,13 @@ import { readMediaType } from "./media-type.js";
 
 /**
  * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 400
- * for the request's `Host` (RFC 9112 §3.2, when `request.http` is given); 405 with `Allow: POST`
- * for any method but POST (RFC 9110 §15.5.6); 415 (RFC 9110
- * §15.5.16) names what is accepted in `Accept-Post`, or in `Accept-Encoding` for a content
- * coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1 at a node
- * without a SOAP 1.1 binding (its VersionMismatch, {@link soap11Answer}).
+ * for the request's `Host` (RFC 9112 §3.2, when `request.http` is given); then, as the kernel's
+ * `refuseRequest` decides them for any route, 405 with `Allow: POST` for any method but POST
+ * (RFC 9110 §15.5.6), 415 with `Accept-Encoding: identity` for coded content (§8.4.1, §12.5.3)
+ * and 415 with `Accept-Post` for a media type that names no SOAP message (§15.5.16); then this
+ * binding's own 415s (a parameter named twice, XOP without `mtom`, a charset); 413 (§15.5.14)
+ * decided on `Content-Length`; `text/xml` for SOAP 1.1 at a node without a SOAP 1.1 binding (its
+ * VersionMismatch, {@link soap11Answer}); the preconditions.
  */
 export function checkTransport(
   config: ServiceConfig,
@@ -42,27 +44,16 @@ export function checkTransport(
         : hostRefusal(fieldLines((http as IncomingMessage).rawHeaders, "host"), http?.httpVersion);
     if (refusal !== undefined) return refusal;
   }
-  if (request.method !== "POST") {
-    // SOAP 1.2 Part 2 §7.4: the request-response exchange this node serves is an HTTP POST (the
-    // SOAP response MEP's GET carries no envelope to process). A transport that hands every
-    // request to handle() must not get a GET, PUT or DELETE with an envelope processed as a POST:
-    // GET is safe (RFC 9110 §9.2.1), and a method the resource does not support gets 405 with
-    // Allow (§15.5.6). Methods are case-sensitive (§9.1): `post` is not POST.
-    return HttpError.methodNotAllowed(
-      ["POST"],
-      `${shown(String(request.method), 40)} is not allowed: SOAP 1.2 messages are POSTed`,
-    );
-  }
-  if (request.contentEncoding !== undefined) {
-    const coding = request.contentEncoding.trim().toLowerCase();
-    if (coding !== "" && coding !== "identity") {
-      return HttpError.unsupportedMediaType(
-        `Content-Encoding "${shown(coding, 40)}" is not supported; send the message uncoded`,
-        { headers: { "Accept-Encoding": "identity" } },
-      );
-    }
-  }
-  if (!type) return unsupportedMediaType(config);
+  // SOAP 1.2 Part 2 §7.4: the request-response exchange this node serves is an HTTP POST (the
+  // SOAP response MEP's GET carries no envelope to process). A transport that hands every
+  // request to handle() must not get a GET, PUT or DELETE with an envelope processed as a POST:
+  // GET is safe (RFC 9110 §9.2.1). The media types this binding reads for answers of its own
+  // (`text/xml` where no SOAP 1.1 binding is offered: its VersionMismatch; `multipart/related`:
+  // XOP; `application/soap+xml` where only SOAP 1.1 is) and a parameter given twice are decided
+  // below; any other type is one no SOAP node reads, refused naming the versions' types.
+  const generic = type === undefined || (type.repeated === undefined && !READ_TYPES.has(type.media.type));
+  const refusal = refuseRequest(request, generic ? config.postedAs : config.posted);
+  if (refusal !== undefined || type === undefined) return refusal ?? unsupportedMediaType(config);
   if (type.repeated !== undefined) {
     // RFC 6838 §4.3: "It is an error for a specific parameter to be specified more than once."
     // Which of two `action`s or `charset`s counts is up to each reader: RFC 3902 §3 lets a
@@ -122,6 +113,9 @@ function checkPreconditions(request: SoapRequest): HttpError | undefined {
 
 /** The endpoint as a target resource: it exists, with no entity tag and no modification date. */
 const EXISTING_ENDPOINT = Object.freeze({});
+
+/** The media types of a message this binding reads itself, whatever versions and `mtom` it serves. */
+const READ_TYPES = new Set([SOAP12_MEDIA_TYPE, SOAP11_MEDIA_TYPE, "multipart/related"]);
 
 const MESSAGE_TYPES = new Map<string, MessageType | null>();
 

@@ -1,4 +1,4 @@
-import type { UnreadBodyBounds } from "@svc/kernel";
+import type { RequestRule, UnreadBodyBounds } from "@svc/kernel";
 import { optionError as codedOptionError, resolveUnreadBody } from "@svc/kernel/internal";
 import { ADDRESSING_HEADERS, WSA_NS } from "../addressing/names.js";
 import { AddressingSupport } from "../addressing/process.js";
@@ -93,6 +93,13 @@ export interface ServiceConfig {
   upgrade: string;
   /** `Accept-Post` of a 415: the media types of the versions served. */
   acceptPost: string;
+  /**
+   * What the HTTP binding takes of a request before reading it, as the kernel's `refuseRequest`
+   * decides it for any route: POST (SOAP 1.2 Part 2 §7.4), with uncoded content.
+   */
+  posted: RequestRule;
+  /** {@link posted}, in one of the media types of the versions served ({@link acceptPost}). */
+  postedAs: RequestRule;
   /** The `mtom` option, resolved; undefined for `mtom: false` (multipart/related refused with 415). */
   mtom: ResolvedMtom | undefined;
   /** The limits a reconstructed XOP message is parsed within: its attachments' base64 on top of `limits.maxBytes`. */
@@ -100,6 +107,12 @@ export interface ServiceConfig {
   /** WS-Addressing 1.0; undefined for `addressing: false` (its headers not understood). */
   addressing: AddressingSupport | undefined;
 }
+
+/** {@link ServiceConfig.posted}. */
+const POSTED: RequestRule = Object.freeze({
+  methods: Object.freeze(["POST"]),
+  contentCodings: Object.freeze([]),
+});
 
 const SERVICE_OPTIONS = [
   "wsdl",
@@ -202,6 +215,7 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
   });
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;
+  const served = Object.freeze(versions.map((v) => (v === "1.2" ? SOAP12_MEDIA_TYPE : SOAP11_MEDIA_TYPE)));
   // The blocks this node processes; before credentials are decided, the others' content is not parsed.
   const understood = compileNameSet([
     ...understoodHeaders,
@@ -231,7 +245,9 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
     soap11: routesOf(contract.bindings["1.1"]),
     versions,
     upgrade: upgradeHeader(versions),
-    acceptPost: versions.map((v) => (v === "1.2" ? SOAP12_MEDIA_TYPE : SOAP11_MEDIA_TYPE)).join(", "),
+    acceptPost: served.join(", "),
+    posted: POSTED,
+    postedAs: Object.freeze({ ...POSTED, consumes: served }),
     mtom,
     xopLimits: { ...limits, maxBytes: limits.maxBytes + limits.maxExpandedBytes },
     addressing: addressing ? new AddressingSupport(contract) : undefined,
