@@ -59,6 +59,17 @@ export default {
     right: "(_request: object): string | undefined => undefined",
     fix: "Give a function that names the route of a request the router did not record one for, from the application's own set of templates (or returns `undefined`), or leave `route` out.",
   }),
+  ERR_SVC_OTEL_ACTIVATE: option({
+    raiser: SPANS,
+    name: "activate",
+    accepted: "a boolean",
+    imports: spansImports,
+    call: (v) =>
+      `const listener = serverSpans((_req, res) => res.end("ok"), { activate: ${v} });\nvoid fetchServerSpans;\nvoid listener;`,
+    wrong: "JSON.parse('\"false\"') as boolean",
+    right: "false",
+    fix: "Give `true` (the span is the active one while the request is served, the default) or `false` (it is not: the decisions still land on it, other instrumentations' spans do not see it), not a string read from the environment as it is.",
+  }),
   ERR_SVC_OTEL_PACKAGES: otel({
     name: "packages",
     accepted: "a list of ",

@@ -27,6 +27,7 @@ import type { NegotiateDiagnostic } from "@svc/negotiate";
 import type { RateLimitDiagnostic } from "@svc/ratelimit";
 import type { SoapDiagnostic } from "@svc/soap-envelope";
 import type { VersioningDiagnostic } from "@svc/versioning";
+import { serverSpanOf } from "./server-spans.js";
 import { errorType, OTHER, SCOPE_NAME, spanAttributes } from "./shared.js";
 
 export {
@@ -34,6 +35,7 @@ export {
   fetchServerSpans,
   type NodeRequestListener,
   type ServerSpanOptions,
+  serverSpanOf,
   serverSpans,
 } from "./server-spans.js";
 export { SCOPE_NAME } from "./shared.js";
@@ -492,7 +494,8 @@ function registeredScheme(scheme: string | undefined): string | undefined {
  * `db.client.operation.duration` or `http.client.request.duration` (seconds). Call it once, after
  * the OpenTelemetry SDK has started, before the server takes requests.
  *
- * The active span is the request's server span: {@link serverSpans}' or an HTTP instrumentation's.
+ * The span is the request's server span: {@link serverSpans}' (found by the message's request,
+ * active or not), else the active span (an HTTP instrumentation's).
  * Its `error.type` tells why the request failed: the first refusal's reason (`expired`), else the
  * first a decision gave; a later decision's stays in its event and its point.
  *
@@ -554,7 +557,11 @@ export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstr
       const message = raw as Decision;
       const kind = mapping.kind(message.decision);
       const attributes = tally.add(kind === undefined ? mapping.unknown : kind.values(message));
-      const span = trace.getActiveSpan();
+      // The request's server span, ours whether or not it is active; else the active one (an HTTP instrumentation's).
+      const request = (raw as { request?: unknown }).request;
+      const span =
+        (typeof request === "object" && request !== null ? serverSpanOf(request) : undefined) ??
+        trace.getActiveSpan();
       if (span === undefined || !span.isRecording()) return;
       const refusal = kind !== undefined && refuses(kind, message);
       // The span keeps the first refusal's `error.type`: a later decision's goes in its event and point.

@@ -41,6 +41,17 @@ export interface ServerSpanOptions {
    * @see https://opentelemetry.io/docs/specs/semconv/registry/attributes/http/#http-route
    */
   route?: (request: object) => string | undefined;
+  /**
+   * Whether the span is the active one in the OpenTelemetry context while the request is served:
+   * what other instrumentations' spans (a database client's) and `trace.getActiveSpan()` read.
+   * The decisions `instrumentSvc` hears land on the span either way, and `serverSpanOf(request)`
+   * finds it. `false` spares each request the context's propagation through its asynchronous
+   * work (with `AsyncLocalStorageContextManager`, a hook on every promise of the process once a
+   * context has been entered); the store and key-set calls `instrumentSvc` traces are then not
+   * children of the span, but roots of their own traces.
+   * @default true
+   */
+  activate?: boolean;
 }
 
 /** A `node:http` request listener: Express's `app`, Fastify's `serverFactory` handler, `getRequestListener(app.fetch)`. */
@@ -110,8 +121,10 @@ const fetchFields: TextMapGetter<Headers> = {
 };
 
 function checkOptions(options: ServerSpanOptions, label: string): void {
-  checkOptionNames("otel", options, ["tracerProvider", "propagator", "route"], label);
-  const { tracerProvider, propagator, route } = options;
+  checkOptionNames("otel", options, ["tracerProvider", "propagator", "route", "activate"], label);
+  const { tracerProvider, propagator, route, activate } = options;
+  if (activate !== undefined && typeof activate !== "boolean")
+    throw refusedOption("otel", "activate", activate, "a boolean", `${label}: activate`);
   if (route !== undefined && typeof route !== "function")
     throw refusedOption("otel", "route", route, "a function of the request", `${label}: route`);
   if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== "function")
@@ -126,15 +139,37 @@ function checkOptions(options: ServerSpanOptions, label: string): void {
     throw refusedOption("otel", "propagator", propagator, "a TextMapPropagator", `${label}: propagator`);
 }
 
+/** The span each request is served in, by the object the wrapper was handed. */
+const requestSpans = new WeakMap<object, Span>();
+
+/**
+ * The `SERVER` span {@link serverSpans} or {@link fetchServerSpans} serves `request` in, active or
+ * not: `request` is the object the wrapper was handed (the `IncomingMessage`, the `Request`) or a
+ * framework's request that wraps it as `raw` (Fastify's), as the kernel finds a request's
+ * exchange. `undefined` for a request served without one (no SDK registered, another HTTP
+ * instrumentation's span).
+ *
+ * @example const traceId = serverSpanOf(req)?.spanContext().traceId; // for the request's log lines
+ */
+export function serverSpanOf(request: object): Span | undefined {
+  const raw = (request as { raw?: unknown }).raw;
+  return requestSpans.get(typeof raw === "object" && raw !== null ? raw : request);
+}
+
 /** One request's server span, from its start to the response. */
 class ServerSpan {
   private ended = false;
   constructor(
     readonly span: Span,
-    readonly active: Context,
+    private readonly parent: Context,
     private readonly method: string,
     private readonly route: ((request: object) => string | undefined) | undefined,
   ) {}
+
+  /** The context the request is served in when the span is active: the parent's, with the span. */
+  get active(): Context {
+    return trace.setSpan(this.parent, this.span);
+  }
 
   /** Names the span after the route, sets the response's attributes and ends it. */
   end(request: object, status: number | undefined, error?: unknown): void {
@@ -161,10 +196,14 @@ class ServerSpan {
   }
 }
 
-/** A server span for a request of `method` and `scheme`, child of the parent its `fields` name. */
+/**
+ * A server span for `request`, of `method` and `scheme`, child of the parent its `fields` name;
+ * {@link serverSpanOf} finds it by `request`.
+ */
 function startSpan<F>(
   tracer: Tracer,
   { propagator, route }: ServerSpanOptions,
+  request: object,
   method: string | undefined,
   scheme: string | undefined,
   fields: F,
@@ -179,13 +218,15 @@ function startSpan<F>(
     { kind: SpanKind.SERVER, attributes },
     parent,
   );
-  return new ServerSpan(span, trace.setSpan(parent, span), known, route);
+  requestSpans.set(request, span);
+  return new ServerSpan(span, parent, known, route);
 }
 
 /**
  * Wraps a `node:http` request listener so that each request is served in a `SERVER` span: the
- * child of the span a valid `traceparent` names, active while the request is served (so the
- * decisions `instrumentSvc` hears land on it), ended when the response closes. The span is
+ * child of the span a valid `traceparent` names, active while the request is served (unless
+ * `activate: false`), ended when the response closes. The decisions `instrumentSvc` hears land on
+ * it, and {@link serverSpanOf} finds it, by the request. The span is
  * named `GET /employees/:id` after the route's template (`routeOf(req).template` of `@svc/kernel`:
  * Express's route, a template recorded with `recordRouteTemplate`), else after the method alone,
  * and carries the conventions' `http.request.method` (`_OTHER` for a method they do not know),
@@ -208,7 +249,7 @@ export function serverSpans(
   if (typeof listener !== "function")
     throw refusedOption("otel", "listener", listener, "a request listener", "serverSpans: listener");
   checkOptions(options, "serverSpans");
-  const { tracerProvider } = options;
+  const { tracerProvider, activate = true } = options;
   return (req, res) => {
     const tracer = tracerOf(tracerProvider);
     if (tracer === undefined) {
@@ -216,10 +257,11 @@ export function serverSpans(
       return;
     }
     const scheme = (req.socket as { encrypted?: unknown } | null)?.encrypted === true ? "https" : "http";
-    const served = startSpan(tracer, options, req.method, scheme, req.headers, nodeFields);
+    const served = startSpan(tracer, options, req, req.method, scheme, req.headers, nodeFields);
     res.once("close", () => served.end(req, res.headersSent ? res.statusCode : undefined));
     try {
-      contexts.with(served.active, listener, undefined, req, res);
+      if (activate) contexts.with(served.active, listener, undefined, req, res);
+      else listener(req, res);
     } catch (error) {
       served.end(req, undefined, error);
       throw error;
@@ -243,15 +285,17 @@ export function fetchServerSpans<Args extends unknown[], R extends Response>(
   if (typeof handler !== "function")
     throw refusedOption("otel", "handler", handler, "a Fetch handler", "fetchServerSpans: handler");
   checkOptions(options, "fetchServerSpans");
-  const { tracerProvider } = options;
+  const { tracerProvider, activate = true } = options;
   return async (request, ...args) => {
     const tracer = tracerOf(tracerProvider);
     if (tracer === undefined) return handler(request, ...args);
     const url = request.url;
     const scheme = url.startsWith("https:") ? "https" : url.startsWith("http:") ? "http" : undefined;
-    const served = startSpan(tracer, options, request.method, scheme, request.headers, fetchFields);
+    const served = startSpan(tracer, options, request, request.method, scheme, request.headers, fetchFields);
     try {
-      const response = await contexts.with(served.active, handler, undefined, request, ...args);
+      const response = await (activate
+        ? contexts.with(served.active, handler, undefined, request, ...args)
+        : handler(request, ...args));
       served.end(request, response.status);
       return response;
     } catch (error) {

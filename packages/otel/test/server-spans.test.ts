@@ -35,6 +35,7 @@ import {
   instrumentSvc,
   type ServerSpanOptions,
   type SvcInstrumentation,
+  serverSpanOf,
   serverSpans,
 } from "../src/index.js";
 
@@ -81,19 +82,31 @@ const quiet = { logger: { error() {}, info() {} } };
  */
 interface Mounted {
   origin: string;
-  /** The active span the handler saw, on the last request that reached it. */
-  seen: { span?: unknown };
+  /**
+   * The active span the handler saw, and the one `serverSpanOf` found for the framework's request,
+   * on the last request that reached it.
+   */
+  seen: { span?: unknown; own?: unknown };
 }
 
-const frameworks: Record<string, { route?: string; mount(options: ServerSpanOptions): Promise<Mounted> }> = {
+/**
+ * `route`: the template the span names, where there is one. `ownRequest: false`: the packages see
+ * a request other than the one the wrapper was handed (Hono's `Request`, made by
+ * `getRequestListener` from the `IncomingMessage`), so only the active span tells them apart.
+ */
+const frameworks: Record<
+  string,
+  { route?: string; ownRequest?: false; mount(options: ServerSpanOptions): Promise<Mounted> }
+> = {
   Express: {
     route: "/items/:id",
     async mount(options) {
       const seen: Mounted["seen"] = {};
       const app = express();
       app.disable("x-powered-by");
-      app.get("/items/:id", expressRateLimit(LIMIT), (_req, res) => {
+      app.get("/items/:id", expressRateLimit(LIMIT), (req, res) => {
         seen.span = trace.getActiveSpan();
+        seen.own = serverSpanOf(req);
         res.json({ ok: true });
       });
       app.use(errorHandler(quiet));
@@ -110,8 +123,9 @@ const frameworks: Record<string, { route?: string; mount(options: ServerSpanOpti
       });
       await app.register(errorPlugin, quiet);
       await app.register(fastifyRateLimit, LIMIT);
-      app.get("/items/:id", async () => {
+      app.get("/items/:id", async (request) => {
         seen.span = trace.getActiveSpan();
+        seen.own = serverSpanOf(request);
         return { ok: true };
       });
       await app.listen({ port: 0, host: "127.0.0.1" });
@@ -130,6 +144,7 @@ const frameworks: Record<string, { route?: string; mount(options: ServerSpanOpti
         limit(req, res).then(
           () => {
             seen.span = trace.getActiveSpan();
+            seen.own = serverSpanOf(req);
             res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
           },
           (err: unknown) => sendError(err, req, res),
@@ -139,12 +154,14 @@ const frameworks: Record<string, { route?: string; mount(options: ServerSpanOpti
     },
   },
   "Hono (node-server, serverSpans)": {
+    ownRequest: false,
     async mount(options) {
       const seen: Mounted["seen"] = {};
       const app = new Hono();
       app.use(fetchRateLimit(LIMIT));
       app.get("/items/:id", (c) => {
         seen.span = trace.getActiveSpan();
+        seen.own = serverSpanOf(c.req);
         return c.json({ ok: true });
       });
       app.onError(onError(quiet));
@@ -166,6 +183,7 @@ const frameworks: Record<string, { route?: string; mount(options: ServerSpanOpti
       app.use(fetchRateLimit(LIMIT));
       app.get("/items/:id", (c) => {
         seen.span = trace.getActiveSpan();
+        seen.own = serverSpanOf(c.req);
         return c.json({ ok: true });
       });
       app.onError(onError(quiet));
@@ -235,6 +253,38 @@ describe.each(Object.keys(frameworks))("%s", (name) => {
     }
   });
 });
+
+describe.each(Object.keys(frameworks).filter((name) => frameworks[name]?.ownRequest !== false))(
+  "%s, activate: false",
+  (name) => {
+    const framework = frameworks[name] as (typeof frameworks)[string];
+
+    it("a 429 → no active span in the handler, yet the decisions and the event land on the span serverSpanOf finds", async () => {
+      const { origin, seen } = await framework.mount({ tracerProvider, propagator, activate: false });
+      const traceparent = `00-${TRACE_ID}-${PARENT_ID}-01`;
+      expect((await fetch(`${origin}/items/3`, { headers: { traceparent } })).status).toBe(200);
+      const limited = await fetch(`${origin}/items/3`, { headers: { traceparent } });
+      expect(limited.status).toBe(429);
+      await limited.arrayBuffer();
+      const [allowed, refused] = await serverSpansExported(2);
+      expect(seen.span).toBeUndefined();
+      expect((seen.own as ReadableSpan | undefined)?.spanContext().spanId).toBe(
+        allowed?.spanContext().spanId,
+      );
+      expect(allowed?.attributes).toMatchObject({
+        "svc.rate_limiting.result": "acquired",
+        "http.response.status_code": 200,
+      });
+      expect(refused?.spanContext().traceId).toBe(TRACE_ID);
+      expect(refused?.parentSpanContext?.spanId).toBe(PARENT_ID);
+      expect(refused?.attributes).toMatchObject({
+        "svc.rate_limiting.result": "rejected",
+        "http.response.status_code": 429,
+      });
+      expect(refused?.events.map((e) => e.name)).toContain("svc.ratelimit.limited");
+    });
+  },
+);
 
 describe("node:http: bounded names and attributes", () => {
   it("no template → the method alone names the span; an unknown method is _OTHER, named HTTP; a 503 has error.type", async () => {
@@ -326,7 +376,7 @@ describe("node:http: bounded names and attributes", () => {
     expect(span?.parentSpanContext).toBeUndefined();
   });
 
-  it("refuses what is not a listener, a Fetch handler, a tracer provider or a propagator", () => {
+  it("refuses what is not a listener, a Fetch handler, a tracer provider, a propagator or a boolean activate", () => {
     expect(() => serverSpans(undefined as never)).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_LISTENER" }),
     );
@@ -341,6 +391,9 @@ describe("node:http: bounded names and attributes", () => {
     );
     expect(() => serverSpans(() => {}, { route: "/orders/{id}" } as never)).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_ROUTE" }),
+    );
+    expect(() => fetchServerSpans(() => new Response(), { activate: "false" } as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_OTEL_ACTIVATE" }),
     );
     expect(() => serverSpans(() => {}, { tracer: tracerProvider } as never)).toThrow(
       expect.objectContaining({ code: "ERR_SVC_OTEL_UNKNOWN_OPTION" }),
