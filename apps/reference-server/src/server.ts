@@ -210,7 +210,9 @@ export async function startService(
     keys,
   );
   await stores.ready(3000);
-  const telemetry = config.telemetry ? createTelemetry(config.traces, logger) : undefined;
+  const telemetry = config.telemetry
+    ? createTelemetry(config.traces, logger, { storeCalls: stores.redis !== undefined || keys !== undefined })
+    : undefined;
   const deps = { db, logger, background, security, stores, telemetry };
   // Node checks its header and request time-outs every `connectionsCheckingInterval` (30 s by
   // default, which would stretch a 10 s HEADERS_TIMEOUT_SECONDS to 40 s): every second instead.

@@ -1,8 +1,9 @@
 import { Worker } from "node:worker_threads";
+import { TraceFlags } from "@opentelemetry/api";
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { TraceExport } from "./config.js";
-import { encodeSpans, type WireBatch } from "./span-wire.mjs";
+import { SpanBatch, type WireBatch } from "./span-wire.mjs";
 
 /** What the main thread posts to the worker: a batch (span-wire.mjs), or the end. */
 export type ToWorker = ({ type: "export"; id: number } & WireBatch) | { type: "shutdown"; id: number };
@@ -86,18 +87,26 @@ export class WorkerSpanExporter implements SpanExporter {
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    const batch = new SpanBatch();
+    for (const span of spans) batch.add(span);
+    this.send(batch, resultCallback);
+  }
+
+  /** Hands `batch` to the worker; `resultCallback` has the worker's answer, or why it was not sent. */
+  send(batch: SpanBatch, resultCallback: (result: ExportResult) => void): void {
+    const count = batch.count;
     let error: Error | undefined;
     if (this.closed) error = stackless("the span exporter is shut down");
     else if (this.broken !== undefined) error = this.broken;
-    else if (this.backlog + spans.length > this.options.maxBacklogSpans) {
-      this.refused += spans.length;
+    else if (this.backlog + count > this.options.maxBacklogSpans) {
+      this.refused += count;
       error = stackless(
-        `${spans.length} spans dropped: ${this.backlog} wait for the collector already, ` +
+        `${count} spans dropped: ${this.backlog} wait for the collector already, ` +
           `at most ${this.options.maxBacklogSpans} may (${this.refused} dropped since start)`,
       );
     }
     if (error !== undefined) {
-      this.options.onFailure(error, spans.length);
+      this.options.onFailure(error, count);
       resultCallback({ code: ExportResultCode.FAILED, error });
       return;
     }
@@ -108,20 +117,20 @@ export class WorkerSpanExporter implements SpanExporter {
       } catch (cause) {
         // No thread at all (resource limits, a script URL refused): say so for this batch and the next.
         this.broken = new Error(`the span export worker cannot start: ${String(cause)}`, { cause });
-        this.options.onFailure(this.broken, spans.length);
+        this.options.onFailure(this.broken, count);
         resultCallback({ code: ExportResultCode.FAILED, error: this.broken });
         return;
       }
     }
     const id = ++this.lastId;
-    this.backlog += spans.length;
+    this.backlog += count;
     this.wait(lane, id, (result) => {
-      this.backlog -= spans.length;
-      if (result.error !== undefined) this.options.onFailure(result.error, spans.length);
+      this.backlog -= count;
+      if (result.error !== undefined) this.options.onFailure(result.error, count);
       resultCallback(result);
     });
     try {
-      lane.worker.postMessage({ type: "export", id, ...encodeSpans(spans) } satisfies ToWorker);
+      lane.worker.postMessage({ type: "export", id, ...batch.message() } satisfies ToWorker);
     } catch (error) {
       // A value the structured clone refuses: the batch cannot be sent, the worker goes on.
       const pending = lane.pending.get(id);
@@ -218,3 +227,70 @@ function stackless(message: string, code?: string | number): Error {
 
 /** The worker's account of a failure, as an error of this thread. */
 const errorOf = (given: NonNullable<FromWorker["error"]>): Error => stackless(given.message, given.code);
+
+/** Options of {@link WorkerSpanProcessor}: the batch processor's, as the environment sets them. */
+export interface WorkerSpanProcessorOptions {
+  /** The spans a batch holds: a full one is handed to the worker at once (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`). */
+  maxExportBatchSize: number;
+  /** How long a batch that is not full waits for more spans, in milliseconds (`OTEL_BSP_SCHEDULE_DELAY`). */
+  scheduledDelayMillis: number;
+}
+
+/**
+ * The batch processor of a {@link WorkerSpanExporter}: each span is written into the batch as it
+ * ends (span-wire.mjs), and a batch goes to the worker when full or when the delay has passed
+ * since its first span. The SDK's `BatchSpanProcessor` would hold the spans themselves until
+ * then, long enough for the collector of young objects to copy them, and enter a context for
+ * each export. Spans beyond what the worker may hold are dropped and reported by the exporter
+ * (`maxBacklogSpans`, the queue's size and a batch's); a batch's export is timed by the worker's
+ * OTLP exporter (`OTEL_EXPORTER_OTLP_TIMEOUT`), which sends the batches as they come.
+ *
+ * @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#batching-processor
+ */
+export class WorkerSpanProcessor implements SpanProcessor {
+  private batch: SpanBatch | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly exporter: WorkerSpanExporter,
+    private readonly options: WorkerSpanProcessorOptions,
+  ) {}
+
+  onStart(): void {}
+
+  onEnd(span: ReadableSpan): void {
+    if (this.closed || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    this.batch ??= new SpanBatch();
+    this.batch.add(span);
+    if (this.batch.count >= this.options.maxExportBatchSize) this.send();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.send(), this.options.scheduledDelayMillis);
+      // A batch that waits does not keep the process alive; shutdown() sends it.
+      this.timer.unref();
+    }
+  }
+
+  /** Sends the batch being filled, then waits until the worker has answered for every batch. */
+  async forceFlush(): Promise<void> {
+    this.send();
+    await this.exporter.forceFlush();
+  }
+
+  /** Sends the batch being filled, then shuts the exporter down (after the batches in flight). */
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.send();
+    this.closed = true;
+    await this.exporter.shutdown();
+  }
+
+  private send(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.batch;
+    this.batch = undefined;
+    // A batch that fails is reported by the exporter (onFailure), once.
+    if (batch !== undefined) this.exporter.send(batch, () => {});
+  }
+}

@@ -89,22 +89,31 @@ const resourceData = (resource) => ({ attributes: resource.attributes, schemaUrl
 const scopeData = (scope) => scope;
 
 /**
- * `spans` as one batch's message. Reads each span once; copies no string.
- * @param {readonly ReadableSpan[]} spans
- * @returns {WireBatch}
+ * A batch being written, one span at a time as each ends; its message holds no span, so the
+ * spans are garbage as soon as they end.
  */
-export function encodeSpans(spans) {
-  /** @type {WireBatch["resources"]} */
-  const resources = [];
-  /** @type {InstrumentationScope[]} */
-  const scopes = [];
-  /** @type {Map<Resource, number>} */
-  const resourceIndexes = new Map();
-  /** @type {Map<InstrumentationScope, number>} */
-  const scopeIndexes = new Map();
-  /** @type {unknown[]} */
-  const out = [];
-  for (const span of spans) {
+export class SpanBatch {
+  constructor() {
+    /** @type {unknown[]} */
+    this.values = [];
+    /** The spans written so far. */
+    this.count = 0;
+    /** @type {WireBatch["resources"]} */
+    this.resources = [];
+    /** @type {InstrumentationScope[]} */
+    this.scopes = [];
+    /** @type {Map<Resource, number>} */
+    this.resourceIndexes = new Map();
+    /** @type {Map<InstrumentationScope, number>} */
+    this.scopeIndexes = new Map();
+  }
+
+  /**
+   * Writes `span`'s record, reading it once; copies no string.
+   * @param {ReadableSpan} span
+   */
+  add(span) {
+    const out = this.values;
     out.push(span.name, span.kind);
     writeContext(out, span.spanContext());
     const parent = span.parentSpanContext;
@@ -120,8 +129,8 @@ export function encodeSpans(spans) {
       span.endTime[1],
       span.status.code,
       span.status.message,
-      indexIn(resourceIndexes, resources, span.resource, resourceData),
-      indexIn(scopeIndexes, scopes, span.instrumentationScope, scopeData),
+      indexIn(this.resourceIndexes, this.resources, span.resource, resourceData),
+      indexIn(this.scopeIndexes, this.scopes, span.instrumentationScope, scopeData),
       span.droppedAttributesCount,
       span.droppedEventsCount,
       span.droppedLinksCount,
@@ -138,8 +147,24 @@ export function encodeSpans(spans) {
       out.push(link.droppedAttributesCount);
       writeAttributes(out, link.attributes ?? {});
     }
+    this.count++;
   }
-  return { resources, scopes, values: out };
+
+  /** @returns {WireBatch} the batch's message */
+  message() {
+    return { resources: this.resources, scopes: this.scopes, values: this.values };
+  }
+}
+
+/**
+ * `spans` as one batch's message.
+ * @param {readonly ReadableSpan[]} spans
+ * @returns {WireBatch}
+ */
+export function encodeSpans(spans) {
+  const batch = new SpanBatch();
+  for (const span of spans) batch.add(span);
+  return batch.message();
 }
 
 /** Reads a batch's values in order, each read typed as what the record holds there. */

@@ -9,14 +9,14 @@ import {
   BasicTracerProvider,
   BatchSpanProcessor,
   ConsoleSpanExporter,
-  type SpanExporter,
+  type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { type DecisionMessage, exchangeIfAny, requestState, routeOf } from "@svc/kernel";
-import { instrumentSvc, serverSpans } from "@svc/otel";
+import { instrumentSvc, serverSpanOf, serverSpans } from "@svc/otel";
 import type { Logger } from "pino";
 import type { TraceExport } from "./config.js";
 import { RequestDurations } from "./request-durations.js";
-import { WorkerSpanExporter } from "./span-export.js";
+import { WorkerSpanExporter, WorkerSpanProcessor } from "./span-export.js";
 
 /** The most decisions one request's access line names: a request cannot grow it without bound. */
 const MAX_DECISIONS = 16;
@@ -39,10 +39,12 @@ export interface Telemetry {
   /**
    * `handler` with each request's duration recorded and, when spans are exported, served in
    * `@svc/otel`'s server span (`serverSpans`): a child of the request's W3C `traceparent` when it
-   * sends a valid one (else the root of a new trace), active while the request is served, so the
-   * packages' decisions land on it and their store calls are its children. Without an exporter
-   * no span is built, and the request's trace id (for its log lines) is the caller's, else none:
-   * an id no span records names no trace, and the correlation id already names the request.
+   * sends a valid one (else the root of a new trace), which the packages' decisions land on. It
+   * is the active span only where the packages trace store calls (Redis, PostgreSQL), so that
+   * those are its children: entering a context costs every request its propagation through its
+   * asynchronous work. Without an exporter no span is built, and the request's trace id (for its
+   * log lines) is the caller's, else none: an id no span records names no trace, and the
+   * correlation id already names the request.
    */
   traced(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -110,6 +112,16 @@ function decisionWords(request: object): string | undefined {
   return words;
 }
 
+/** Options of {@link createTelemetry}. */
+export interface TelemetryOptions {
+  /**
+   * Whether the packages trace calls to a store (a Redis or PostgreSQL one): their client spans
+   * are then children of the request's span, which is made the active one for them.
+   * @default false
+   */
+  storeCalls?: boolean;
+}
+
 /** When a request came in (`performance.now()`), kept on it for its duration. */
 const STARTED = Symbol("svc.telemetry.started");
 type Timed = IncomingMessage & { [STARTED]?: number };
@@ -117,38 +129,46 @@ type Timed = IncomingMessage & { [STARTED]?: number };
 /**
  * The exporters `traces` names, each behind a batch processor. OTLP is sent from a worker thread
  * (span-export.ts): the SDK's encoding of a span costs the event loop more than the request it
- * describes. Each batch that is not exported is reported once, on `logger` (else on the
- * OpenTelemetry API's diagnostic logger, as the SDK reports).
+ * describes, and each span is written into its batch as it ends. Each batch that is not exported
+ * is reported once, on `logger` (else on the OpenTelemetry API's diagnostic logger, as the SDK
+ * reports).
  */
-function spanExporters(traces: TraceExport, logger: Pick<Logger, "warn"> | undefined): SpanExporter[] {
+function spanProcessors(traces: TraceExport, logger: Pick<Logger, "warn"> | undefined): SpanProcessor[] {
   const onFailure = (error: Error, spans: number) => {
     if (logger === undefined) diag.warn(`${spans} spans not exported: ${error.message}`);
     else logger.warn({ err: error, spans, url: traces.url }, "spans not exported");
   };
+  const { queue, batch } = batchSizes();
   return traces.exporters.map((name) =>
     name === "console"
-      ? new ConsoleSpanExporter()
-      : new WorkerSpanExporter({
-          protocol: traces.protocol,
-          url: traces.url,
-          maxBacklogSpans: backlogBound(),
-          onFailure,
-        }),
+      ? new BatchSpanProcessor(new ConsoleSpanExporter())
+      : new WorkerSpanProcessor(
+          new WorkerSpanExporter({
+            protocol: traces.protocol,
+            url: traces.url,
+            maxBacklogSpans: queue + batch,
+            onFailure,
+          }),
+          {
+            maxExportBatchSize: batch,
+            scheduledDelayMillis: getNumberFromEnv("OTEL_BSP_SCHEDULE_DELAY") ?? 5000,
+          },
+        ),
   );
 }
 
 /**
- * The most spans the worker may hold: one batch processor's queue and one batch more, so that a
- * shutdown's flush of a full queue, while a batch is still in flight, drops nothing. The
- * processor reads the same variables, with the specification's defaults. In bytes, what that
- * many spans hold: the SDK's span limits (`OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT`,
- * `OTEL_SPAN_EVENT_COUNT_LIMIT`, `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`) bound each one.
+ * The batch processor's queue and batch sizes, with the specification's defaults. The worker may
+ * hold a queue's and one batch more (`maxBacklogSpans`), so that a shutdown's flush of a full
+ * queue, while a batch is still in flight, drops nothing. In bytes, what that many spans hold:
+ * the SDK's span limits (`OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT`, `OTEL_SPAN_EVENT_COUNT_LIMIT`,
+ * `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`) bound each one.
  * @see https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor
  */
-function backlogBound(): number {
+function batchSizes(): { queue: number; batch: number } {
   const queue = getNumberFromEnv("OTEL_BSP_MAX_QUEUE_SIZE") ?? 2048;
   const batch = Math.min(getNumberFromEnv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") ?? 512, queue);
-  return queue + batch;
+  return { queue, batch };
 }
 
 /**
@@ -162,22 +182,27 @@ function backlogBound(): number {
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
  * @see https://www.w3.org/TR/trace-context/#traceparent-header the caller's trace, continued
  */
-export function createTelemetry(traces?: TraceExport, logger?: Pick<Logger, "warn">): Telemetry {
+export function createTelemetry(
+  traces?: TraceExport,
+  logger?: Pick<Logger, "warn">,
+  { storeCalls = false }: TelemetryOptions = {},
+): Telemetry {
   const resource = resourceFromAttributes({ "service.name": "svc-reference-server" });
   const durations = new RequestDurations(resource, "@svc/reference-server");
   const exporter = new PrometheusExporter({ preventServerStart: true, metricProducers: [durations] });
   const meterProvider = new MeterProvider({ readers: [exporter], resource });
-  // A request's context follows its asynchronous work; the first service of a process sets it.
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  // The batch processor reads OTEL_BSP_* (delay, queue and batch sizes) from the environment.
+  // The request's span is a context that follows its asynchronous work only where store calls
+  // need it as their parent: the context manager's hooks, once a context is entered anywhere
+  // (the batch processor enters one per batch), run for every promise of the process. The first
+  // service of a process sets it.
+  const activate = storeCalls && traces !== undefined;
+  if (activate) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // The batch processors read OTEL_BSP_* (delay, queue and batch sizes) from the environment.
   // @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#batching-processor
   const tracerProvider =
     traces === undefined
       ? undefined
-      : new BasicTracerProvider({
-          resource,
-          spanProcessors: spanExporters(traces, logger).map((exporter) => new BatchSpanProcessor(exporter)),
-        });
+      : new BasicTracerProvider({ resource, spanProcessors: spanProcessors(traces, logger) });
   const propagator = new W3CTraceContextPropagator();
   const traceIds = new WeakMap<object, string>();
   const instrumentation = instrumentSvc(
@@ -218,23 +243,23 @@ export function createTelemetry(traces?: TraceExport, logger?: Pick<Logger, "war
           }
           handler(req, res);
         };
-      // @svc/otel's server span, active while the request is served: its trace id is the access line's.
-      const spanned = serverSpans(
-        (req, res) => {
-          const id = trace.getActiveSpan()?.spanContext().traceId;
-          if (id !== undefined) traceIds.set(req, id);
-          handler(req, res);
-        },
+      // @svc/otel's server span: its trace id is the access line's (traceOf).
+      const spanned = serverSpans(handler, {
+        tracerProvider,
+        propagator,
         // A request refused before routing is named by the document's template its path matches.
-        { tracerProvider, propagator, route: (req) => templateOf(req as IncomingMessage) },
-      );
+        route: (req) => templateOf(req as IncomingMessage),
+        activate,
+      });
       return (req, res) => {
         (req as Timed)[STARTED] = performance.now();
         res.on("close", recorded);
         spanned(req, res);
       };
     },
-    traceOf: (request) => traceIds.get((request as { raw?: object }).raw ?? request),
+    traceOf: (request) =>
+      serverSpanOf(request)?.spanContext().traceId ??
+      traceIds.get((request as { raw?: object }).raw ?? request),
     routes(given) {
       // A path matches only templates of its depth; among those, literal segments before parameters
       // (`/orders/search` before `/orders/{id}`).

@@ -1,10 +1,13 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, startService } from "../src/server.js";
-import { frameworkEnv } from "./harness.js";
+import { ADMIN, frameworkEnv } from "./harness.js";
+
+const redisUrl = serviceUrl("REDIS_URL");
 
 /**
  * The request spans leave the process the standard way: the OpenTelemetry environment
@@ -16,6 +19,8 @@ import { frameworkEnv } from "./harness.js";
 
 interface ReceivedSpan {
   traceId: string;
+  spanId: string;
+  parentSpanId: string;
   name: string;
   kind: number;
   attributes: Record<string, unknown>;
@@ -81,7 +86,8 @@ function attributesOf(list: WireField[]): Record<string, unknown> {
 
 /**
  * ExportTraceServiceRequest (resource_spans 1) → ResourceSpans (scope_spans 2) → ScopeSpans
- * (spans 2) → Span: trace_id 1, name 5, kind 6, attributes 9, events 11 (Event: name 2, attributes 3).
+ * (spans 2) → Span: trace_id 1, span_id 2, parent_span_id 4, name 5, kind 6, attributes 9,
+ * events 11 (Event: name 2, attributes 3).
  * @see https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/trace/v1/trace.proto
  */
 function decodeProtobuf(body: Buffer): ReceivedSpan[] {
@@ -92,6 +98,8 @@ function decodeProtobuf(body: Buffer): ReceivedSpan[] {
         const b = span.bytes as Buffer;
         spans.push({
           traceId: sub(b, 1)[0]?.bytes?.toString("hex") ?? "",
+          spanId: sub(b, 2)[0]?.bytes?.toString("hex") ?? "",
+          parentSpanId: sub(b, 4)[0]?.bytes?.toString("hex") ?? "",
           name: text(b, 5) ?? "",
           kind: Number(fields(b).find((f) => f.field === 6)?.varint ?? 0n),
           attributes: attributesOf(sub(b, 9)),
@@ -128,6 +136,8 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
       scopeSpans: {
         spans: {
           traceId: string;
+          spanId: string;
+          parentSpanId?: string;
           name: string;
           kind: number;
           attributes?: JsonKeyValue[];
@@ -140,6 +150,8 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
     r.scopeSpans.flatMap((s) =>
       s.spans.map((span) => ({
         traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId ?? "",
         name: span.name,
         kind: span.kind,
         attributes: jsonAttributes(span.attributes),
@@ -264,6 +276,42 @@ describe("the access line names the exported span's trace", () => {
     expect(entry?.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(entry?.traceId).not.toBe("00000000000000000000000000000000");
     expect(receiver.spans.map((s) => s.traceId)).toContain(entry?.traceId);
+  });
+});
+
+describe.skipIf(!redisUrl)("with REDIS_URL, the store calls are the server span's children", () => {
+  const receiver = new Receiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it("a request whose rate limit is counted in Redis → a CLIENT span consume redis under its SERVER span", async () => {
+    const service = await startService(
+      loadConfig({
+        PORT: "0",
+        ...frameworkEnv(),
+        DATABASE_URL: "sqlite::memory:",
+        REDIS_URL: redisUrl as string,
+        REDIS_KEY_PREFIX: uniquePrefix("otlp-traces"),
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+      }),
+      { logger: createLogger({ logLevel: "silent" }) },
+    );
+    try {
+      const r = await fetch(`${service.url}/v1/employees`, {
+        headers: { traceparent: TRACEPARENT, authorization: ADMIN },
+      });
+      expect(r.status).toBe(200);
+      await r.arrayBuffer();
+    } finally {
+      await service.close();
+    }
+    const traced = receiver.spans.filter((s) => s.traceId === "4bf92f3577b34da6a3ce929d0e0e4736");
+    const server = traced.find((s) => s.kind === 2); // SPAN_KIND_SERVER
+    const store = traced.find((s) => s.name === "consume redis");
+    expect(store, JSON.stringify(traced.map((s) => s.name))).toBeDefined();
+    expect(store?.kind).toBe(3); // SPAN_KIND_CLIENT
+    expect(store?.parentSpanId).toBe(server?.spanId);
   });
 });
 

@@ -17,7 +17,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, startService } from "../src/server.js";
-import { WorkerSpanExporter } from "../src/span-export.js";
+import { WorkerSpanExporter, WorkerSpanProcessor } from "../src/span-export.js";
 import { decodeSpans, encodeSpans } from "../src/span-wire.mjs";
 import { frameworkEnv } from "./harness.js";
 
@@ -314,6 +314,45 @@ await import(${JSON.stringify(real)});
     expect(first.code).toBe(ExportResultCode.FAILED);
     expect(second.error?.message).toMatch(/^the span export worker cannot start: Cannot find module/);
     expect(failures.map(([, n]) => n)).toEqual([2, 1]);
+  });
+});
+
+describe("WorkerSpanProcessor: each span written into its batch as it ends", () => {
+  it("batches of 2, a 30 s delay: 2 spans go at once, the third at the flush; an unsampled one never", async () => {
+    const receiver = new Receiver();
+    await receiver.start();
+    const failures: number[] = [];
+    const processor = new WorkerSpanProcessor(
+      new WorkerSpanExporter({
+        protocol: "http/json",
+        url: receiver.url,
+        maxBacklogSpans: 100,
+        onFailure: (_, spans) => failures.push(spans),
+      }),
+      { maxExportBatchSize: 2, scheduledDelayMillis: 30_000 },
+    );
+    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+    const tracer = provider.getTracer("span-export.test");
+    const parent = (i: number, traceFlags: number) =>
+      trace.setSpanContext(context.active(), {
+        traceId: traceIdOf(i),
+        spanId: "00f067aa0ba902b7",
+        traceFlags,
+      });
+    try {
+      tracer.startSpan("first", {}, parent(1, 1)).end();
+      tracer.startSpan("not sampled", {}, parent(2, 0)).end();
+      tracer.startSpan("second", {}, parent(3, 1)).end();
+      await expect.poll(() => receiver.traceIds.length, { timeout: 5000 }).toBe(2);
+      tracer.startSpan("third", {}, parent(4, 1)).end();
+      await provider.forceFlush();
+      expect(receiver.traceIds).toEqual([traceIdOf(1), traceIdOf(3), traceIdOf(4)]);
+    } finally {
+      await provider.shutdown();
+      await receiver.stop();
+    }
+    expect(receiver.exports).toBe(2);
+    expect(failures).toEqual([]);
   });
 });
 
