@@ -140,7 +140,7 @@ function checkOptions(options: ServerSpanOptions, label: string): void {
 }
 
 /** The span each request is served in, by the object the wrapper was handed. */
-const requestSpans = new WeakMap<object, Span>();
+const requestSpans = new WeakMap<object, ServerSpan>();
 
 /**
  * The `SERVER` span {@link serverSpans} or {@link fetchServerSpans} serves `request` in, active or
@@ -153,7 +153,7 @@ const requestSpans = new WeakMap<object, Span>();
  */
 export function serverSpanOf(request: object): Span | undefined {
   const raw = (request as { raw?: unknown }).raw;
-  return requestSpans.get(typeof raw === "object" && raw !== null ? raw : request);
+  return requestSpans.get(typeof raw === "object" && raw !== null ? raw : request)?.span;
 }
 
 /** One request's server span, from its start to the response. */
@@ -218,8 +218,18 @@ function startSpan<F>(
     { kind: SpanKind.SERVER, attributes },
     parent,
   );
-  requestSpans.set(request, span);
-  return new ServerSpan(span, parent, known, route);
+  const served = new ServerSpan(span, parent, known, route);
+  requestSpans.set(request, served);
+  return served;
+}
+
+/**
+ * Ends the server span of the response's request: one listener for every response, no closure
+ * made per request (`close` is emitted once; a span ends once).
+ */
+function responseClosed(this: ServerResponse): void {
+  const { req } = this;
+  requestSpans.get(req)?.end(req, this.headersSent ? this.statusCode : undefined);
 }
 
 /**
@@ -258,7 +268,7 @@ export function serverSpans(
     }
     const scheme = (req.socket as { encrypted?: unknown } | null)?.encrypted === true ? "https" : "http";
     const served = startSpan(tracer, options, req, req.method, scheme, req.headers, nodeFields);
-    res.once("close", () => served.end(req, res.headersSent ? res.statusCode : undefined));
+    res.on("close", responseClosed);
     try {
       if (activate) contexts.with(served.active, listener, undefined, req, res);
       else listener(req, res);
