@@ -10,10 +10,11 @@
  * or undefined), is-remote; whether it has a parent, then the parent's trace id, span id, trace
  * flags, trace state and is-remote; start and end (seconds, nanoseconds); status code and
  * message; its resource's and scope's index in the batch's lists; the dropped attributes, events
- * and links counts; then its attributes, events and links, each list its length first. An
- * attribute is its key then its value; an event its name, time (two numbers), dropped
- * attributes count and attributes; a link its context (five values as the span's), dropped
- * attributes count and attributes.
+ * and links counts; then its attributes, its events and its links, each list of the two its length
+ * first. Attributes are the index of their list of keys in the batch's, then their values in
+ * that order: the keys, the same few strings in every span, are copied once a batch. An event is
+ * its name, time (two numbers), dropped attributes count and attributes; a link its context
+ * (five values as the span's), dropped attributes count and attributes.
  * @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#additional-span-interfaces what a ReadableSpan holds
  */
 import { hrTimeDuration, TraceState } from "@opentelemetry/core";
@@ -32,25 +33,10 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 /** @typedef {import("@opentelemetry/sdk-trace-base").TimedEvent} TimedEvent */
 
 /**
- * A batch of spans as the worker receives it: the resources and scopes its spans name, once each,
- * and the spans' records, one after the other.
- * @typedef {{ resources: { attributes: Attributes; schemaUrl: string | undefined }[]; scopes: InstrumentationScope[]; values: unknown[] }} WireBatch
+ * A batch of spans as the worker receives it: the resources, scopes and lists of attribute keys
+ * its spans name, once each, and the spans' records, one after the other.
+ * @typedef {{ resources: { attributes: Attributes; schemaUrl: string | undefined }[]; scopes: InstrumentationScope[]; keyLists: string[][]; values: unknown[] }} WireBatch
  */
-
-/**
- * @param {unknown[]} out
- * @param {Attributes} attributes
- */
-function writeAttributes(out, attributes) {
-  const at = out.length;
-  out.push(0);
-  let count = 0;
-  for (const key in attributes) {
-    out.push(key, attributes[key]);
-    count++;
-  }
-  out[at] = count;
-}
 
 /**
  * @param {unknown[]} out
@@ -83,6 +69,9 @@ function indexIn(seen, list, item, data) {
   return index;
 }
 
+/** How many of a batch's latest lists of keys a span's attributes are compared with before a new one. */
+const RECENT_KEY_LISTS = 8;
+
 /** @param {Resource} resource */
 const resourceData = (resource) => ({ attributes: resource.attributes, schemaUrl: resource.schemaUrl });
 /** @param {InstrumentationScope} scope */
@@ -94,8 +83,13 @@ const scopeData = (scope) => scope;
  */
 export class SpanBatch {
   constructor() {
-    /** @type {unknown[]} */
-    this.values = [];
+    /**
+     * Of any values from the start: an array that begins with small integers only changes its
+     * kind on the first string, which would undo the optimised code of every batch before it.
+     * @type {unknown[]}
+     */
+    this.values = [undefined];
+    this.values.pop();
     /** The spans written so far. */
     this.count = 0;
     /** @type {WireBatch["resources"]} */
@@ -106,6 +100,46 @@ export class SpanBatch {
     this.resourceIndexes = new Map();
     /** @type {Map<InstrumentationScope, number>} */
     this.scopeIndexes = new Map();
+    /** The lists of attribute keys the batch's records name, each once. */
+    /** @type {string[][]} */
+    this.keyLists = [];
+    /** The keys of the attributes being written. */
+    /** @type {string[]} */
+    this.keys = [];
+  }
+
+  /**
+   * Writes `attributes`: the index of their list of keys, then their values in that order.
+   * @param {Attributes} attributes
+   */
+  attributes(attributes) {
+    const out = this.values;
+    const keys = this.keys;
+    keys.length = 0;
+    const at = out.length;
+    out.push(0);
+    for (const key in attributes) {
+      keys.push(key);
+      out.push(attributes[key]);
+    }
+    out[at] = this.keyList(keys);
+  }
+
+  /**
+   * The index of the list `keys` among the batch's, appended when none of the last few is equal:
+   * spans of one kind name the same keys in the same order, so most records find the last one.
+   * @param {string[]} keys
+   */
+  keyList(keys) {
+    const lists = this.keyLists;
+    for (let index = lists.length - 1; index >= 0 && index >= lists.length - RECENT_KEY_LISTS; index--) {
+      const list = /** @type {string[]} */ (lists[index]);
+      if (list.length !== keys.length) continue;
+      let i = 0;
+      while (i < keys.length && list[i] === keys[i]) i++;
+      if (i === keys.length) return index;
+    }
+    return lists.push(keys.slice()) - 1;
   }
 
   /**
@@ -135,24 +169,24 @@ export class SpanBatch {
       span.droppedEventsCount,
       span.droppedLinksCount,
     );
-    writeAttributes(out, span.attributes);
+    this.attributes(span.attributes);
     out.push(span.events.length);
     for (const event of span.events) {
       out.push(event.name, event.time[0], event.time[1], event.droppedAttributesCount);
-      writeAttributes(out, event.attributes ?? {});
+      this.attributes(event.attributes ?? {});
     }
     out.push(span.links.length);
     for (const link of span.links) {
       writeContext(out, link.context);
       out.push(link.droppedAttributesCount);
-      writeAttributes(out, link.attributes ?? {});
+      this.attributes(link.attributes ?? {});
     }
     this.count++;
   }
 
   /** @returns {WireBatch} the batch's message */
   message() {
-    return { resources: this.resources, scopes: this.scopes, values: this.values };
+    return { resources: this.resources, scopes: this.scopes, keyLists: this.keyLists, values: this.values };
   }
 }
 
@@ -169,9 +203,10 @@ export function encodeSpans(spans) {
 
 /** Reads a batch's values in order, each read typed as what the record holds there. */
 class Reader {
-  /** @param {unknown[]} values */
-  constructor(values) {
-    this.values = values;
+  /** @param {WireBatch} batch */
+  constructor(batch) {
+    this.values = batch.values;
+    this.keyLists = batch.keyLists;
     this.at = 0;
   }
   get done() {
@@ -192,10 +227,11 @@ class Reader {
   }
   /** @returns {Attributes} */
   attributes() {
+    const keys = this.keyLists[this.number()];
+    if (keys === undefined) throw new Error("a span names a list of keys the batch does not hold");
     /** @type {Attributes} */
     const attributes = {};
-    for (let count = this.number(); count > 0; count--)
-      attributes[this.string()] = /** @type {AttributeValue | undefined} */ (this.next());
+    for (const key of keys) attributes[key] = /** @type {AttributeValue | undefined} */ (this.next());
     return attributes;
   }
   /** @returns {SpanContext} */
@@ -223,7 +259,7 @@ export function decodeSpans(batch) {
       resource.schemaUrl === undefined ? {} : { schemaUrl: resource.schemaUrl },
     ),
   );
-  const read = new Reader(batch.values);
+  const read = new Reader(batch);
   /** @type {ReadableSpan[]} */
   const spans = [];
   while (!read.done) {

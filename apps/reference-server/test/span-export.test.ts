@@ -416,4 +416,20 @@ describe("span-wire: a batch as it crosses to the worker", () => {
     expect(decoded[0]?.resource).toBe(decoded[1]?.resource);
     expect(decoded[0]?.instrumentationScope).not.toBe(decoded[1]?.instrumentationScope);
   });
+
+  it("100 spans with the same attribute keys, one with other keys → two lists of keys in the batch, each key once", () => {
+    const spans = finishedSpans(100);
+    const memory = new InMemorySpanExporter();
+    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] })
+      .getTracer("other")
+      .startSpan("other", { attributes: { j: 1, k: "v" } })
+      .end();
+    const batch = encodeSpans([...spans, ...memory.getFinishedSpans()]);
+    expect(batch.keyLists).toEqual([["i"], ["j", "k"]]);
+    expect(batch.values.filter((value) => value === "i")).toEqual([]);
+    expect(decodeSpans(structuredClone(batch)).map((span) => span.attributes)).toEqual([
+      ...spans.map((span) => span.attributes),
+      { j: 1, k: "v" },
+    ]);
+  });
 });
