@@ -76,6 +76,47 @@ const steps = { coding: compression(), representations: representations() };
 export const svc = createPipeline(steps);
 `,
   },
+  ERR_SVC_KERNEL_METHODS: option({
+    raiser:
+      "`handle()` of a pipeline's adapter (`@svc/kernel/express`, `@svc/kernel/fastify`), or the pipeline's first request of a route",
+    name: "methods",
+    refused:
+      "the route's `methods` is not a list of methods (tokens): a string where a list belongs would be read a character at a time",
+    accepted: "a list of methods (tokens, RFC 9110 §9.1)",
+    imports:
+      'import { createPipeline } from "@svc/kernel";\nimport { expressAdapter } from "@svc/kernel/express";',
+    call: (v) =>
+      `const svc = expressAdapter(createPipeline());\nexport const handler = svc.handle(() => ({ ok: true }), { methods: ${v} });`,
+    wrong: '"POST" as never',
+    right: '["POST"]',
+  }),
+  ERR_SVC_KERNEL_CONSUMES: option({
+    raiser:
+      "`handle()` of a pipeline's adapter (`@svc/kernel/express`, `@svc/kernel/fastify`), or the pipeline's first request of a route",
+    name: "consumes",
+    refused:
+      "the route's `consumes` is not a list of media types `type/subtype`: a range (`application/*`) or a type with parameters would match no request's `Content-Type`",
+    accepted: "a list of media types type/subtype (RFC 9110 §8.3.1)",
+    imports:
+      'import { createPipeline } from "@svc/kernel";\nimport { expressAdapter } from "@svc/kernel/express";',
+    call: (v) =>
+      `const svc = expressAdapter(createPipeline());\nexport const handler = svc.handle(() => ({ ok: true }), { consumes: ${v} });`,
+    wrong: '["application/*"]',
+    right: '["application/json"]',
+  }),
+  ERR_SVC_KERNEL_CONTENT_CODINGS: option({
+    raiser:
+      "`handle()` of a pipeline's adapter (`@svc/kernel/express`, `@svc/kernel/fastify`), or the pipeline's first request of a route",
+    name: "contentCodings",
+    refused: "the route's `contentCodings` is not a list of content codings (tokens)",
+    accepted: "a list of content codings (tokens, RFC 9110 §8.4.1)",
+    imports:
+      'import { createPipeline } from "@svc/kernel";\nimport { expressAdapter } from "@svc/kernel/express";',
+    call: (v) =>
+      `const svc = expressAdapter(createPipeline());\nexport const handler = svc.handle(() => ({ ok: true }), { contentCodings: ${v} });`,
+    wrong: '"gzip" as never',
+    right: '["gzip"]',
+  }),
   ERR_SVC_KERNEL_REPRESENTATIONS: option({
     raiser: "`createPipeline()` of `@svc/kernel`",
     name: "representations",

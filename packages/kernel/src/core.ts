@@ -3,7 +3,7 @@ import type { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
-import { type RequestRule, refuseRequest } from "./request-rule.js";
+import { checkRequestRule, type RequestRule, refuseRequest } from "./request-rule.js";
 import {
   addVaryNames,
   type Body,
@@ -237,6 +237,7 @@ export class Pipeline {
       route !== undefined &&
       (route.methods !== undefined || route.consumes !== undefined || route.contentCodings !== undefined)
     ) {
+      checkRequestRule(route);
       const headers = request.view.headers;
       const refusal = refuseRequest(
         {

@@ -16,6 +16,7 @@ import type { TrustHop } from "./forwarded.js";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
 import { checkBooleanOption, checkOptionNames } from "./option-error.js";
 import { writeRequestProperty } from "./request-property.js";
+import { checkRequestRule } from "./request-rule.js";
 import { type RequestSlot, requestSlot } from "./request-slot.js";
 import type { ApiVersion } from "./steps.js";
 import { valueFor } from "./value-for.js";
@@ -266,6 +267,7 @@ export function expressAdapter(pipeline: Pipeline, options?: ExpressAdapterOptio
       else next();
     }),
     handle<Req extends IncomingMessage>(handler: ExpressHandler<Req>, route?: RouteOptions) {
+      if (route !== undefined) checkRequestRule(route);
       return function svcHandler(req: Req, res: ServerResponse, next: NextFunction): void {
         const ready = readyFor(req, res);
         if (ready.refusal !== undefined) {

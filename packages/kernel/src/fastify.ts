@@ -54,6 +54,7 @@ import { checkRoutingOptions, type RoutedTarget } from "./method-routing.js";
 import { pipelineRequest } from "./node.js";
 import { presetFields } from "./preset-fields.js";
 import { releaseBody } from "./release.js";
+import { checkRequestRule } from "./request-rule.js";
 import { requestSlot } from "./request-slot.js";
 import { settleUnreadBody } from "./settle-body.js";
 import { malformedEscape, routerTarget } from "./target.js";
@@ -498,6 +499,7 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
     },
     plugin: plugin as FastifyPluginCallback,
     handle(handler, route) {
+      if (route !== undefined) checkRequestRule(route);
       // Not an async function: Fastify sends what it throws as it sends a rejection, and the
       // pipeline's own promise is the one Fastify waits on, with no second promise around it.
       return function svcHandler(request: FastifyRequest, reply: FastifyReply) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createPipeline } from "./core.js";
-import { type RequestHead, type RequestRule, refuseRequest } from "./request-rule.js";
+import { expressAdapter } from "./express.js";
+import { fastifyAdapter } from "./fastify.js";
+import { checkRequestRule, type RequestHead, type RequestRule, refuseRequest } from "./request-rule.js";
 
 const JSON_IN: RequestRule = { methods: ["GET", "POST", "PATCH", "PUT"], consumes: ["application/json"] };
 const SOAP_IN: RequestRule = { methods: ["POST"], consumes: ["application/soap+xml"], contentCodings: [] };
@@ -178,5 +180,61 @@ describe("run(): the route's methods and media types decided before its handler"
     const { value, ran } = run("POST", { "content-type": "application/json" });
     expect((await value).status).toBe(200);
     expect(ran()).toBe(true);
+  });
+});
+
+describe("checkRequestRule: a route's rule refused where it is declared", () => {
+  const refused: ReadonlyArray<readonly [string, RequestRule, string]> = [
+    [
+      'methods: "POST" (a string, read a character at a time)',
+      { methods: "POST" as never },
+      "ERR_SVC_KERNEL_METHODS",
+    ],
+    ['methods: ["GET POST"] (not a token)', { methods: ["GET POST"] }, "ERR_SVC_KERNEL_METHODS"],
+    [
+      'consumes: ["application/*"] (a range matches no Content-Type)',
+      { consumes: ["application/*"] },
+      "ERR_SVC_KERNEL_CONSUMES",
+    ],
+    [
+      'consumes: ["application/json; charset=utf-8"] (parameters)',
+      { consumes: ["application/json; charset=utf-8"] },
+      "ERR_SVC_KERNEL_CONSUMES",
+    ],
+    ['consumes: ["json"] (no subtype)', { consumes: ["json"] }, "ERR_SVC_KERNEL_CONSUMES"],
+    ['contentCodings: "gzip"', { contentCodings: "gzip" as never }, "ERR_SVC_KERNEL_CONTENT_CODINGS"],
+    ["contentCodings: [1]", { contentCodings: [1] as never }, "ERR_SVC_KERNEL_CONTENT_CODINGS"],
+  ];
+  for (const [name, rule, code] of refused) {
+    it(`${name} → ${code}`, () => {
+      expect(() => checkRequestRule(rule)).toThrow(expect.objectContaining({ code }));
+    });
+  }
+
+  it("lists of tokens and media types, and no rule at all → taken", () => {
+    expect(() =>
+      checkRequestRule({ methods: ["POST"], consumes: ["Application/JSON"], contentCodings: [] }),
+    ).not.toThrow();
+    expect(() => checkRequestRule({})).not.toThrow();
+  });
+
+  it("Express's and Fastify's handle() refuse it when the route is declared, before any request", () => {
+    const rule = { consumes: ["application/*"] };
+    expect(() => expressAdapter(createPipeline()).handle(() => ({}), rule)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_KERNEL_CONSUMES" }),
+    );
+    expect(() => fastifyAdapter(createPipeline()).handle(() => ({}), rule)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_KERNEL_CONSUMES" }),
+    );
+  });
+
+  it("a rule given to run() is refused at its first request (a rejection, not a 405 for every method)", async () => {
+    const value = createPipeline().run(
+      { view: { method: "POST", headers: {} }, path: "/things" },
+      { version: undefined, refusal: undefined },
+      () => ({ ok: true }),
+      { methods: "POST" as never },
+    );
+    await expect(value).rejects.toMatchObject({ code: "ERR_SVC_KERNEL_METHODS" });
   });
 });

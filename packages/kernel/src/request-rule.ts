@@ -1,5 +1,6 @@
-import { parseMediaType } from "./grammar.js";
+import { isToken, parseMediaType } from "./grammar.js";
 import { HttpError } from "./http-error.js";
+import { refusedOption } from "./option-error.js";
 
 /**
  * What a route takes in a request, decided from its header section before any of its content is
@@ -122,4 +123,47 @@ function shown(text: string): string {
     end += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1;
   }
   return end < text.length ? `${text.slice(0, end)}…` : text;
+}
+
+/** The rules already checked: a route's options are checked once, not on each of its requests. */
+const CHECKED = new WeakSet<object>();
+
+/**
+ * Checks a route's {@link RequestRule} once (`ERR_SVC_KERNEL_METHODS`, `..._CONSUMES`,
+ * `..._CONTENT_CODINGS`): a list of methods (tokens, RFC 9110 §9.1), of media types
+ * (`type/subtype`, no range: a request's content has one type, §8.3.1) and of content codings
+ * (tokens, §8.4.1). A string where a list belongs (`methods: "POST"`) would be read a character
+ * at a time and refuse every method but `P`, `O`, `S` and `T`; a range (`application/*`) would
+ * match no request. Each is refused where the route is declared, not at its first request.
+ *
+ * @example checkRequestRule({ methods: ["POST"], consumes: ["application/json"] });
+ * @internal
+ */
+export function checkRequestRule(rule: RequestRule): void {
+  if (CHECKED.has(rule)) return;
+  checkList(rule.methods, "methods", "a list of methods (tokens, RFC 9110 §9.1)", isToken);
+  checkList(rule.consumes, "consumes", "a list of media types type/subtype (RFC 9110 §8.3.1)", isMediaType);
+  checkList(
+    rule.contentCodings,
+    "contentCodings",
+    "a list of content codings (tokens, RFC 9110 §8.4.1)",
+    isToken,
+  );
+  CHECKED.add(rule);
+}
+
+function checkList(
+  given: unknown,
+  option: string,
+  accepted: string,
+  valid: (value: string) => boolean,
+): void {
+  if (given === undefined) return;
+  if (!Array.isArray(given) || !given.every((value) => typeof value === "string" && valid(value)))
+    throw refusedOption("kernel", option, given, accepted, `route: ${option}`);
+}
+
+function isMediaType(value: string): boolean {
+  const type = parseMediaType(value);
+  return type !== undefined && type.type !== "*" && type.subtype !== "*" && type.parameters.length === 0;
 }
