@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { context, defaultTextMapGetter, diag, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { getNumberFromEnv, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { getNumberFromEnv, getStringFromEnv, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import type { TraceExport } from "./config.js";
 import { RequestDurations } from "./request-durations.js";
 import { WorkerSpanExporter, WorkerSpanProcessor } from "./span-export.js";
+import { RecordTracerProvider } from "./tracer.js";
 
 /** The most decisions one request's access line names: a request cannot grow it without bound. */
 const MAX_DECISIONS = 16;
@@ -161,7 +162,7 @@ function spanProcessors(traces: TraceExport, logger: Pick<Logger, "warn"> | unde
  * The batch processor's queue and batch sizes, with the specification's defaults. The worker may
  * hold a queue's and one batch more (`maxBacklogSpans`), so that a shutdown's flush of a full
  * queue, while a batch is still in flight, drops nothing. In bytes, what that many spans hold:
- * the SDK's span limits (`OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT`, `OTEL_SPAN_EVENT_COUNT_LIMIT`,
+ * the span limits (tracer.ts: `OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT`, `OTEL_SPAN_EVENT_COUNT_LIMIT`,
  * `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`) bound each one.
  * @see https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor
  */
@@ -197,12 +198,19 @@ export function createTelemetry(
   // service of a process sets it.
   const activate = storeCalls && traces !== undefined;
   if (activate) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  // The batch processors read OTEL_BSP_* (delay, queue and batch sizes) from the environment.
+  // The batch processors read OTEL_BSP_* (delay, queue and batch sizes) from the environment, the
+  // tracer the span limits (OTEL_SPAN_*_LIMIT, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT). With the default
+  // sampler its spans are records written into a batch as they end (tracer.ts); another sampler
+  // (OTEL_TRACES_SAMPLER) is the SDK's, with its spans.
   // @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#batching-processor
+  // @see https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#general-sdk-configuration
+  const sampler = getStringFromEnv("OTEL_TRACES_SAMPLER") ?? "parentbased_always_on";
   const tracerProvider =
     traces === undefined
       ? undefined
-      : new BasicTracerProvider({ resource, spanProcessors: spanProcessors(traces, logger) });
+      : sampler === "parentbased_always_on"
+        ? new RecordTracerProvider({ resource, spanProcessors: spanProcessors(traces, logger) })
+        : new BasicTracerProvider({ resource, spanProcessors: spanProcessors(traces, logger) });
   const propagator = new W3CTraceContextPropagator();
   const traceIds = new WeakMap<object, string>();
   const instrumentation = instrumentSvc(

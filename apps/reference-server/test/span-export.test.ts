@@ -256,6 +256,27 @@ function exportOnce(exporter: WorkerSpanExporter, spans: ReadableSpan[]) {
   return new Promise<{ code: ExportResultCode; error?: Error }>((resolve) => exporter.export(spans, resolve));
 }
 
+describe("spans of a sampler the environment names", () => {
+  it("OTEL_TRACES_SAMPLER=parentbased_always_off: a sampled traceparent → its span; no traceparent → none", async () => {
+    withEnv({ OTEL_TRACES_SAMPLER: "parentbased_always_off", OTEL_BSP_SCHEDULE_DELAY: "30000" });
+    const receiver = new Receiver();
+    await receiver.start();
+    const lines: Record<string, unknown>[] = [];
+    const service = await serviceTo(receiver.url, lines);
+    try {
+      for (const headers of [{ traceparent: traceparent(7) }, {}]) {
+        const r = await fetch(`${service.url}/v1/employees`, { headers });
+        expect(r.status).toBe(401);
+        await r.arrayBuffer();
+      }
+    } finally {
+      await service.close();
+      await receiver.stop();
+    }
+    expect(receiver.traceIds).toEqual([traceIdOf(7)]);
+  });
+});
+
 describe("WorkerSpanExporter: a worker that dies", () => {
   it("a worker that exits on its second batch → that batch fails, reported; the third goes to a new worker", async () => {
     const receiver = new Receiver();
