@@ -330,7 +330,17 @@ const maxWorkers = Math.min(availableParallelism() + 1, 8);
 const afterTheRest = new Set(["@svc/fleet", "@svc/docs"]);
 const lastGroup = { sequence: { groupOrder: 1 }, maxWorkers: Math.min(availableParallelism(), 2) };
 
+/**
+ * Where vitest keeps each file's last duration, which its sequencer reads to start the longest
+ * files first (and, in the last group, the docs site's build before the fleet's shorter suites):
+ * `node_modules/.vite` by default, so a fresh clone (CI's) started them in an arbitrary order and
+ * waited on a two-minute file started last. `.ci/run` keeps it outside the clone
+ * (`SVC_TEST_CACHE_DIR`); its keys are relative paths, the same in every clone.
+ */
+const cacheDir = process.env.SVC_TEST_CACHE_DIR || undefined;
+
 export default defineConfig({
+  ...(cacheDir === undefined ? {} : { cacheDir }),
   resolve: { alias },
   test: {
     maxWorkers,
