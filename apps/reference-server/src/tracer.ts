@@ -81,24 +81,27 @@ export type EndedSpanProcessor = Pick<SpanProcessor, "onEnd" | "forceFlush" | "s
 
 /**
  * Random ids from a pool of `crypto` bytes, refilled when used up: 16 bytes a trace id, 8 a span
- * id, never all zero (an invalid id).
- * @see https://www.w3.org/TR/trace-context/#trace-id
- * @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#id-generators
+ * id, never all zero (an invalid id). The pool is kept in hex, so that an id is a slice of it
+ * rather than a call into the runtime to encode its bytes; an id holds the pool's 8 KiB string
+ * only while its span waits to be exported.
+ * @see https://www.w3.org/TR/trace-context/#trace-id what a valid trace id is
+ * @see https://opentelemetry.io/docs/specs/otel/trace/sdk/#id-generators random ids, as the SDK's default
  */
 class Ids {
-  private readonly pool = Buffer.allocUnsafe(4096);
-  private at = this.pool.length;
+  private readonly bytes = Buffer.allocUnsafe(4096);
+  private hex = "";
+  private at = 0;
 
-  next(bytes: number): string {
-    if (this.at + bytes > this.pool.length) {
-      randomFillSync(this.pool);
+  next(digits: 16 | 32): string {
+    if (this.at + digits > this.hex.length) {
+      this.hex = randomFillSync(this.bytes).toString("hex");
       this.at = 0;
     }
     const start = this.at;
-    this.at += bytes;
-    const id = this.pool.toString("hex", start, this.at);
+    this.at += digits;
+    const id = this.hex.slice(start, this.at);
     // One id in 2^64 at most: draw again rather than send an id the receiver rejects.
-    return id === INVALID_SPAN_CONTEXT.spanId || id === INVALID_SPAN_CONTEXT.traceId ? this.next(bytes) : id;
+    return id === INVALID_SPAN_CONTEXT.spanId || id === INVALID_SPAN_CONTEXT.traceId ? this.next(digits) : id;
   }
 }
 
@@ -384,7 +387,7 @@ class RecordTracer implements Tracer {
   startSpan(name: string, options: SpanOptions = {}, parent: Context = contexts.active()): Span {
     if (isTracingSuppressed(parent)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     const parentContext = options.root === true ? undefined : trace.getSpanContext(parent);
-    const spanId = ids.next(8);
+    const spanId = ids.next(16);
     if (parentContext !== undefined && trace.isSpanContextValid(parentContext)) {
       const { traceId, traceState } = parentContext;
       if ((parentContext.traceFlags & TraceFlags.SAMPLED) === 0)
@@ -402,7 +405,7 @@ class RecordTracer implements Tracer {
     return this.started(
       name,
       options,
-      { traceId: ids.next(16), spanId, traceFlags: TraceFlags.SAMPLED },
+      { traceId: ids.next(32), spanId, traceFlags: TraceFlags.SAMPLED },
       undefined,
     );
   }
