@@ -80,6 +80,7 @@ export { followRedirection, type RedirectedClient, type RedirectingCluster } fro
 export { pluginOptions, REGISTER_OPTIONS } from "./register-options.js";
 export { writeRequestProperty } from "./request-property.js";
 export { type RequestSlot, requestSlot } from "./request-slot.js";
+export { cutCharacters, shown } from "./shown.js";
 export { StoreOptions } from "./store.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { resolveUnreadBody, unreadBodyAction } from "./unread-body.js";

@@ -1,6 +1,7 @@
 import { isToken, parseMediaType } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { refusedOption } from "./option-error.js";
+import { shown } from "./shown.js";
 
 /**
  * What a route takes in a request, decided from its header section before any of its content is
@@ -62,7 +63,7 @@ export function refuseRequest(request: RequestHead, rule: RequestRule): HttpErro
   const method = request.method;
   const methods = rule.methods;
   if (methods !== undefined && !methods.includes(method)) {
-    return HttpError.methodNotAllowed(methods, `${shown(String(method))} is not allowed here`);
+    return HttpError.methodNotAllowed(methods, `${shown(String(method), SHOWN)} is not allowed here`);
   }
   const consumes = rule.consumes;
   const codings = rule.contentCodings;
@@ -93,9 +94,12 @@ function refuseCoding(value: string, codings: readonly string[]): HttpError | un
   if (codings.length > 0 && coding.split(",").every(decoded)) return undefined;
   const hint =
     codings.length === 0 ? "send the message uncoded" : `send it coded ${codings.join(" or ")}, or uncoded`;
-  return HttpError.unsupportedMediaType(`Content-Encoding "${shown(coding)}" is not supported; ${hint}`, {
-    headers: { "Accept-Encoding": [...codings, "identity"].join(", ") },
-  });
+  return HttpError.unsupportedMediaType(
+    `Content-Encoding "${shown(coding, SHOWN)}" is not supported; ${hint}`,
+    {
+      headers: { "Accept-Encoding": [...codings, "identity"].join(", ") },
+    },
+  );
 }
 
 /** Whether `value` names one of `consumes` (a media type, not a range; RFC 9110 §8.3.1). */
@@ -105,24 +109,6 @@ function takes(consumes: readonly string[], value: string | undefined): boolean 
   if (type === undefined || type.type === "*" || type.subtype === "*") return false;
   const essence = `${type.type}/${type.subtype}`;
   return consumes.some((c) => c.toLowerCase() === essence);
-}
-
-/**
- * A value from the request as a message shows it: its first {@link SHOWN} characters, counted in
- * code points, with `…` when cut. A transport that reads fields as UTF-8 hands over characters
- * outside the Basic Multilingual Plane as surrogate pairs; a cut between the two halves would leave
- * a lone surrogate, which no XML or JSON rendering of the message carries as it is.
- */
-function shown(text: string): string {
-  // At most SHOWN code units is at most SHOWN code points: nothing to cut.
-  if (text.length <= SHOWN) return text;
-  let end = 0;
-  for (let n = 0; n < SHOWN && end < text.length; n++) {
-    const unit = text.charCodeAt(end);
-    const low = text.charCodeAt(end + 1);
-    end += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1;
-  }
-  return end < text.length ? `${text.slice(0, end)}…` : text;
 }
 
 /** The rules already checked: a route's options are checked once, not on each of its requests. */
