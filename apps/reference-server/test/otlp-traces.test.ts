@@ -194,6 +194,16 @@ class Receiver {
   }
 }
 
+/**
+ * The service on SQLite in memory, on the framework of the run, with `env` on top (the
+ * OpenTelemetry variables of the case); its log lines silent unless `logger` is given.
+ */
+function tracedService(env: Record<string, string>, logger = createLogger({ logLevel: "silent" })) {
+  return startService(loadConfig({ PORT: "0", ...frameworkEnv(), DATABASE_URL: "sqlite::memory:", ...env }), {
+    logger,
+  });
+}
+
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 describe.each([
@@ -205,17 +215,11 @@ describe.each([
   afterAll(() => receiver.stop());
 
   it("a refused request's server span: continued trace, route, status and the refusal's event with its reason", async () => {
-    const service = await startService(
-      loadConfig({
-        PORT: "0",
-        ...frameworkEnv(),
-        DATABASE_URL: "sqlite::memory:",
-        OTEL_TRACES_EXPORTER: "otlp",
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
-      }),
-      { logger: createLogger({ logLevel: "silent" }) },
-    );
+    const service = await tracedService({
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
+    });
     try {
       const refused = await fetch(`${service.url}/v1/employees`, {
         headers: { traceparent: TRACEPARENT, authorization: "Bearer not.a.token" },
@@ -254,15 +258,9 @@ describe("the access line names the exported span's trace", () => {
 
   it("a request without traceparent → a new trace, its id in the line and on the span", async () => {
     const lines: string[] = [];
-    const service = await startService(
-      loadConfig({
-        PORT: "0",
-        ...frameworkEnv(),
-        DATABASE_URL: "sqlite::memory:",
-        OTEL_TRACES_EXPORTER: "otlp",
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
-      }),
-      { logger: createLogger({ logLevel: "info" }, { write: (line: string) => void lines.push(line) }) },
+    const service = await tracedService(
+      { OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url },
+      createLogger({ logLevel: "info" }, { write: (line: string) => void lines.push(line) }),
     );
     try {
       const r = await fetch(`${service.url}/v1/employees`, { headers: { "x-correlation-id": "otlp-line" } });
@@ -285,18 +283,12 @@ describe.skipIf(!redisUrl)("with REDIS_URL, the store calls are the server span'
   afterAll(() => receiver.stop());
 
   it("a request whose rate limit is counted in Redis → a CLIENT span consume redis under its SERVER span", async () => {
-    const service = await startService(
-      loadConfig({
-        PORT: "0",
-        ...frameworkEnv(),
-        DATABASE_URL: "sqlite::memory:",
-        REDIS_URL: redisUrl as string,
-        REDIS_KEY_PREFIX: uniquePrefix("otlp-traces"),
-        OTEL_TRACES_EXPORTER: "otlp",
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
-      }),
-      { logger: createLogger({ logLevel: "silent" }) },
-    );
+    const service = await tracedService({
+      REDIS_URL: redisUrl as string,
+      REDIS_KEY_PREFIX: uniquePrefix("otlp-traces"),
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+    });
     try {
       const r = await fetch(`${service.url}/v1/employees`, {
         headers: { traceparent: TRACEPARENT, authorization: ADMIN },
@@ -321,16 +313,10 @@ describe("no span without an exporter", () => {
   afterAll(() => receiver.stop());
 
   it("OTEL_TRACES_EXPORTER=none beside an endpoint: nothing is sent", async () => {
-    const service = await startService(
-      loadConfig({
-        PORT: "0",
-        ...frameworkEnv(),
-        DATABASE_URL: "sqlite::memory:",
-        OTEL_TRACES_EXPORTER: "none",
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace("/v1/traces", ""),
-      }),
-      { logger: createLogger({ logLevel: "silent" }) },
-    );
+    const service = await tracedService({
+      OTEL_TRACES_EXPORTER: "none",
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace("/v1/traces", ""),
+    });
     try {
       await (await fetch(`${service.url}/v1/employees`)).arrayBuffer();
     } finally {
