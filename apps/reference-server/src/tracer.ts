@@ -118,6 +118,18 @@ function truncated(value: AttributeValue, limit: number): AttributeValue {
 }
 
 /**
+ * Room for one more entry in a span's events or links, bounded at `limit`: `"free"` below it,
+ * `"made"` when the oldest entry was dropped for it (as the SDK drops it), `"none"` when the list
+ * takes nothing (a limit of 0). Either of the last two counts one entry as dropped.
+ */
+function makeRoom(list: unknown[], limit: number): "free" | "made" | "none" {
+  if (limit <= 0) return "none";
+  if (list.length < limit) return "free";
+  list.shift();
+  return "made";
+}
+
+/**
  * `given`'s valid attributes, at most `count` (the rest counted as dropped), each value cut to
  * the length limit: what an event or a link keeps.
  */
@@ -236,14 +248,9 @@ class RecordSpan implements Span, ReadableSpan {
   addEvent(name: string, attributesOrTime?: SpanAttributes | TimeInput, time?: TimeInput): this {
     if (this.ended) return this;
     const { eventCount, attributePerEventCount, attributeValueLength } = this.tracer.limits;
-    if (eventCount <= 0) {
-      this.droppedEventsCount++;
-      return this;
-    }
-    if (this.events.length >= eventCount) {
-      this.events.shift();
-      this.droppedEventsCount++;
-    }
+    const room = makeRoom(this.events, eventCount);
+    if (room !== "free") this.droppedEventsCount++;
+    if (room === "none") return this;
     let given: SpanAttributes | undefined;
     if (isTimeInput(attributesOrTime)) time ??= attributesOrTime;
     else given = attributesOrTime;
@@ -259,14 +266,9 @@ class RecordSpan implements Span, ReadableSpan {
   addLink(link: Link): this {
     if (this.ended) return this;
     const { linkCount, attributePerLinkCount, attributeValueLength } = this.tracer.limits;
-    if (linkCount <= 0) {
-      this.droppedLinksCount++;
-      return this;
-    }
-    if (this.links.length >= linkCount) {
-      this.links.shift();
-      this.droppedLinksCount++;
-    }
+    const room = makeRoom(this.links, linkCount);
+    if (room !== "free") this.droppedLinksCount++;
+    if (room === "none") return this;
     const { attributes, dropped } = limitedAttributes(
       link.attributes,
       attributePerLinkCount,
